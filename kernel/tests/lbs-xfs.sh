@@ -1,0 +1,98 @@
+#!/bin/bash
+# LBS XFS base (already in 6.12): an XFS filesystem with fs blocks of
+# BLOCKSIZE bytes on a 4k-page kernel takes buffered and O_DIRECT writes of
+# unaligned file sizes, truncate, hole punching and mmap writes; the data
+# reads back identical after a remount and xfs_repair -n finds it clean.
+# Usage: lbs-xfs.sh BLOCKSIZE (needs one scratch disk of >= 1G)
+# shellcheck source=guest-image/testlib.sh
+. /lbs/src/guest-image/testlib.sh
+t_require mkfs.xfs xfs_io xfs_repair dd fallocate cmp
+
+bs=${1:?usage: lbs-xfs.sh BLOCKSIZE}
+dev=$(t_scratch_disk 1)
+mnt=/mnt/scratch
+ref=/tmp/ref
+page=$(getconf PAGESIZE)
+t_log "page size $page, fs block size $bs, device $dev (logical block $(blockdev --getss "$dev"))"
+
+t_mkfs_xfs "$dev" "$bs"
+t_mount "$dev" "$mnt"
+seen=$(stat -f -c %S "$mnt")
+[ "$seen" -eq "$bs" ] || t_fail "statfs reports block size $seen, mkfs asked for $bs"
+t_log "mounted: statfs block size $seen; fs block / page = $((seen / page))x"
+
+mkdir -p "$ref"
+dd if=/dev/urandom of=/tmp/random bs=1M count=4 status=none
+
+# op FILE ...: apply the same operation to the file on XFS and to its
+# reference copy on tmpfs (always buffered there).
+w() { # w FILE OFFSET LENGTH SRC-SKIP [direct]
+	local flag=${5:+oflag=direct} f
+	for f in "$mnt/$1" "$ref/$1"; do
+		dd if=/tmp/random of="$f" bs="$3" count=1 iflag=skip_bytes skip="$4" \
+			oflag=seek_bytes seek="$2" conv=notrunc status=none ${flag:+"$flag"} ||
+			t_fail "dd write $3 bytes at $2 to $f ${5:-buffered} failed"
+		flag=
+	done
+}
+both() { "$@" "$mnt/$F"; "$@" "$ref/$F"; }
+
+# Buffered writes with sizes that are neither sector nor block aligned.
+F=buffered
+w $F 0 12345 0
+w $F 70001 5000 99
+w $F $((bs * 3 + 17)) 777 4242
+
+# O_DIRECT writes: sector aligned, not fs-block aligned, leaving a file size
+# that is not a multiple of the fs block.
+F=direct
+w $F 0 $((bs * 4)) 0 direct
+w $F $((bs + 512)) 1536 8192 direct
+w $F $((bs * 9 + 1024)) $((bs + 2560)) 65536 direct
+both truncate -s $((bs * 10 + 3333))
+
+# Punch a block-aligned hole and check that space was given back.
+F=punch
+w $F 0 $((bs * 16)) 0 direct
+sync
+before=$(stat -c %b "$mnt/$F")
+both fallocate -p -o $((bs * 4)) -l $((bs * 8))
+sync
+after=$(stat -c %b "$mnt/$F")
+[ "$after" -lt "$before" ] || t_fail "punching 8 blocks freed nothing ($before -> $after 512-byte blocks)"
+t_log "punch hole: $before -> $after sectors allocated"
+# An unaligned punch zeroes the partial blocks at both ends.
+both fallocate -p -o $((bs * 13 + 100)) -l $((bs + 1000))
+
+# mmap writes into a file that is not a multiple of the page size, then
+# grow it with truncate and write the new tail.
+F=mmap
+w $F 0 $((bs * 2 + 300)) 1000
+for f in "$mnt/$F" "$ref/$F"; do
+	xfs_io -c "mmap -w 0 $((bs * 2 + 300))" -c "mwrite -S 0x5a 100 $((bs + 50))" \
+		-c "msync -s 0 $((bs * 2 + 300))" -c "munmap" "$f" >/dev/null ||
+		t_fail "mmap write to $f failed"
+done
+both truncate -s $((bs * 5))
+w $F $((bs * 4 + 7)) 4000 555
+
+# Everything must read back the same before and after a remount.
+check_all() {
+	local f
+	for f in buffered direct punch mmap; do
+		cmp "$mnt/$f" "$ref/$f" || t_fail "$f differs from its reference ($1)"
+	done
+	t_log "all files match their references ($1)"
+}
+check_all "page cache"
+umount "$mnt"
+t_xfs_check "$dev"
+t_mount "$dev" "$mnt"
+check_all "after remount"
+# O_DIRECT reads go to the device without the page cache.
+dd if="$mnt/direct" of=/tmp/direct.read bs=$((bs * 11)) iflag=direct status=none ||
+	t_fail "O_DIRECT read of direct failed"
+cmp /tmp/direct.read "$ref/direct" || t_fail "O_DIRECT read differs from reference"
+umount "$mnt"
+t_xfs_check "$dev"
+t_pass "XFS with $bs-byte blocks on $page-byte pages"

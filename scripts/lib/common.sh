@@ -1,0 +1,75 @@
+# shellcheck shell=bash
+# Helpers shared by every host-side script: logging, package installs, the
+# cache location and input hashing.  Source it; it defines functions only.
+
+LBS_CACHE=${LBS_CACHE:-/var/cache/lbs-demo}
+LBS_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+_lbs_t0=$(date +%s)
+
+log() {
+	printf '[%s +%ss] %s\n' "${LBS_LOG_TAG:-lbs}" "$(($(date +%s) - _lbs_t0))" "$*" >&2
+}
+
+die() {
+	printf '[%s] error: %s\n' "${LBS_LOG_TAG:-lbs}" "$*" >&2
+	exit 1
+}
+
+# need_pkgs PKG...: install the Debian packages that are missing (needs root).
+need_pkgs() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	[ "$(id -u)" -eq 0 ] || die "missing packages (${missing[*]}); run as root or install them"
+	log "installing packages: ${missing[*]}"
+	apt-get update -q >&2 || die "apt-get update failed"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 ||
+		die "apt-get install ${missing[*]} failed"
+}
+
+# hash_inputs PATH...: one sha256 over the names and contents of the files
+# under PATH (sorted, so the result does not depend on directory order).
+hash_inputs() {
+	local f
+	for f in $(find "$@" -type f ! -name '*~' ! -name '.*.swp' 2>/dev/null | LC_ALL=C sort); do
+		printf '%s\n' "${f#"$LBS_TOP"/}"
+		sha256sum <"$f"
+	done | sha256sum | cut -c1-16
+}
+
+# prune_cache DIR KEEP: remove all but the KEEP most recently used entries.
+prune_cache() {
+	local dir=$1 keep=$2
+	[ -d "$dir" ] || return 0
+	find "$dir" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp' -printf '%T@ %p\n' |
+		sort -rn | tail -n +"$((keep + 1))" | cut -d' ' -f2- |
+		while read -r old; do
+			log "pruning old cache entry $old"
+			rm -rf -- "$old"
+		done
+}
+
+# with_heartbeat LOG CMD...: run CMD with output to LOG, printing a progress
+# line every 30 s; on failure show the tail of LOG.
+with_heartbeat() {
+	local logf=$1 pid rc n=0
+	shift
+	"$@" >"$logf" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 2
+		n=$((n + 1))
+		if [ $((n % 15)) -eq 0 ] && kill -0 "$pid" 2>/dev/null; then
+			log "... $(wc -l <"$logf") log lines, last: $(tail -n1 "$logf" | cut -c1-100)"
+		fi
+	done
+	rc=0
+	wait "$pid" || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		tail -n 40 "$logf" >&2
+		die "'$*' failed (exit $rc); full log: $logf"
+	fi
+}
