@@ -44,6 +44,8 @@ hash_inputs() {
 prune_cache() {
 	local dir=$1 keep=$2
 	[ -d "$dir" ] || return 0
+	# Half-built entries of an interrupted run, left for more than two hours.
+	find "$dir" -mindepth 1 -maxdepth 1 -type d -name '*.tmp' -mmin +120 -exec rm -rf {} +
 	find "$dir" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp' -printf '%T@ %p\n' |
 		sort -rn | tail -n +"$((keep + 1))" | cut -d' ' -f2- |
 		while read -r old; do

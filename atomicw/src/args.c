@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+#include "args.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "stamp.h"
+#include "util.h"
+
+static const struct {
+	const char *name;
+	enum aw_cmd cmd;
+} cmds[] = {
+	{ "info", AW_CMD_INFO },
+	{ "write", AW_CMD_WRITE },
+	{ "verify", AW_CMD_VERIFY },
+	{ "bench", AW_CMD_BENCH },
+};
+
+static int errf(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+enum {
+	OPT_JOURNAL = 'j', OPT_BS = 'b', OPT_BLOCKS = 'n', OPT_OFFSET = 'o',
+	OPT_QD = 'q', OPT_COUNT = 'c', OPT_TIME = 't', OPT_FSYNC = 'f',
+	OPT_SEED = 's', OPT_ATOMIC = 'a', OPT_VERBOSE = 'v', OPT_HELP = 'h',
+	OPT_CREATE = 256, OPT_CSV, OPT_JSON, OPT_MODES, OPT_ROUNDS,
+};
+
+#define C_W (1u << AW_CMD_WRITE)
+#define C_V (1u << AW_CMD_VERIFY)
+#define C_B (1u << AW_CMD_BENCH)
+#define C_ALL (1u << AW_CMD_INFO | C_W | C_V | C_B)
+
+static const struct option longopts[] = {
+	{ "journal", required_argument, NULL, OPT_JOURNAL },
+	{ "block-size", required_argument, NULL, OPT_BS },
+	{ "blocks", required_argument, NULL, OPT_BLOCKS },
+	{ "offset", required_argument, NULL, OPT_OFFSET },
+	{ "qd", required_argument, NULL, OPT_QD },
+	{ "count", required_argument, NULL, OPT_COUNT },
+	{ "time", required_argument, NULL, OPT_TIME },
+	{ "fsync-every", required_argument, NULL, OPT_FSYNC },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "atomic", no_argument, NULL, OPT_ATOMIC },
+	{ "verbose", no_argument, NULL, OPT_VERBOSE },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "create", required_argument, NULL, OPT_CREATE },
+	{ "csv", required_argument, NULL, OPT_CSV },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "modes", required_argument, NULL, OPT_MODES },
+	{ "rounds", required_argument, NULL, OPT_ROUNDS },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The commands that take each option, parallel to longopts. */
+static const unsigned int opt_cmds[] = {
+	C_W | C_V, C_W | C_V | C_B, C_W | C_V | C_B, C_W | C_V | C_B,
+	C_W | C_B, C_W | C_B, C_W | C_B, C_W, C_W | C_B, C_W, C_W | C_V, C_ALL,
+	C_W | C_B, C_B, C_B, C_B, C_B,
+};
+
+_Static_assert(sizeof(opt_cmds) / sizeof(opt_cmds[0]) ==
+	       sizeof(longopts) / sizeof(longopts[0]) - 1, "one entry per option");
+
+static const char *opt_name(int val, unsigned int *cmds_out)
+{
+	for (size_t i = 0; longopts[i].name; i++) {
+		if (longopts[i].val == val) {
+			*cmds_out = opt_cmds[i];
+			return longopts[i].name;
+		}
+	}
+	*cmds_out = 0;
+	return "?";
+}
+
+static int num(const char *arg, const char *opt, uint64_t *out, int size,
+	       char *err, size_t len)
+{
+	if ((size ? aw_parse_size(arg, out) : aw_parse_u64(arg, out)) == 0)
+		return 0;
+	return errf(err, len, "--%s: '%s' is not a %s", opt, arg,
+		    size ? "byte count (e.g. 16k, 1m)" : "non-negative whole number");
+}
+
+static int validate(struct aw_opts *o, char *err, size_t len)
+{
+	if (!o->path)
+		return errf(err, len, "missing PATH (a file or block device)");
+	if (o->cmd == AW_CMD_INFO)
+		return 0;
+	if (o->cmd == AW_CMD_VERIFY && o->journal && !o->block_size)
+		return 0; /* geometry comes from the journal */
+	if (!o->block_size)
+		return errf(err, len, "--block-size is required");
+	if (o->block_size % AW_SECTOR || !aw_is_pow2(o->block_size) ||
+	    o->block_size > (1u << 20))
+		return errf(err, len,
+			    "--block-size %llu must be a power of two from 512 to 1m",
+			    (unsigned long long)o->block_size);
+	if (o->offset % o->block_size)
+		return errf(err, len, "--offset %llu is not a multiple of the block size %llu",
+			    (unsigned long long)o->offset,
+			    (unsigned long long)o->block_size);
+	if (o->cmd == AW_CMD_VERIFY)
+		return 0;
+	if (o->qd < 1 || o->qd > 1024)
+		return errf(err, len, "--qd %llu must be between 1 and 1024",
+			    (unsigned long long)o->qd);
+	if (o->cmd == AW_CMD_WRITE && !o->journal)
+		return errf(err, len, "--journal FILE is required (put it on another disk)");
+	if (o->count && o->seconds)
+		return errf(err, len, "give --count or --time, not both");
+	if (o->cmd == AW_CMD_BENCH && !o->count && !o->seconds)
+		return errf(err, len, "bench needs --count or --time");
+	if (o->cmd == AW_CMD_BENCH && !o->rounds)
+		return errf(err, len, "--rounds must be at least 1");
+	return 0;
+}
+
+int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t len)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->qd = 1;
+	o->seed = 1;
+	o->rounds = 3;
+	o->modes = "plain,atomic,doublewrite";
+	if (argc < 2)
+		return errf(err, len, "missing command (info, write, verify or bench)");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		o->help = 1;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			o->cmd = cmds[i].cmd;
+	if (o->cmd == AW_CMD_NONE)
+		return errf(err, len, "unknown command '%s' (info, write, verify or bench)",
+			    argv[1]);
+
+	optind = 1;
+	opterr = 0;
+	argc--;
+	argv++;
+	while ((c = getopt_long(argc, argv, ":j:b:n:o:q:c:t:f:s:avh", longopts, NULL)) != -1) {
+		unsigned int takes;
+		const char *name = opt_name(c, &takes);
+
+		if (c == '?')
+			return errf(err, len, "unknown option '%s'", argv[optind - 1]);
+		if (c == ':')
+			return errf(err, len, "option '%s' needs a value", argv[optind - 1]);
+		if (!(takes & (1u << o->cmd)))
+			return errf(err, len, "'%s' does not take --%s", argv[0], name);
+		switch (c) {
+		case OPT_JOURNAL: o->journal = optarg; break;
+		case OPT_CSV: o->csv = optarg; break;
+		case OPT_JSON: o->json = optarg; break;
+		case OPT_MODES: o->modes = optarg; break;
+		case OPT_ATOMIC: o->atomic = 1; break;
+		case OPT_VERBOSE: o->verbose = 1; break;
+		case OPT_HELP: o->help = 1; return 0;
+		case OPT_BS: if (num(optarg, name, &o->block_size, 1, err, len)) return -1; break;
+		case OPT_BLOCKS: if (num(optarg, name, &o->blocks, 0, err, len)) return -1; break;
+		case OPT_OFFSET: if (num(optarg, name, &o->offset, 1, err, len)) return -1; break;
+		case OPT_QD: if (num(optarg, name, &o->qd, 0, err, len)) return -1; break;
+		case OPT_COUNT: if (num(optarg, name, &o->count, 0, err, len)) return -1; break;
+		case OPT_FSYNC: if (num(optarg, name, &o->fsync_every, 0, err, len)) return -1; break;
+		case OPT_SEED: if (num(optarg, name, &o->seed, 0, err, len)) return -1; break;
+		case OPT_CREATE: if (num(optarg, name, &o->create, 1, err, len)) return -1; break;
+		case OPT_ROUNDS: if (num(optarg, name, &o->rounds, 0, err, len)) return -1; break;
+		case OPT_TIME:
+			if (aw_parse_duration(optarg, &o->seconds))
+				return errf(err, len, "--time: '%s' is not a duration (e.g. 30, 30s, 2m)",
+					    optarg);
+			break;
+		}
+	}
+	if (optind < argc)
+		o->path = argv[optind++];
+	if (optind < argc)
+		return errf(err, len, "unexpected argument '%s'", argv[optind]);
+	return validate(o, err, len);
+}

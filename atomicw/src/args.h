@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* Command line parsing and validation for every subcommand. */
+#ifndef AW_ARGS_H
+#define AW_ARGS_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+
+enum aw_cmd { AW_CMD_NONE, AW_CMD_INFO, AW_CMD_WRITE, AW_CMD_VERIFY, AW_CMD_BENCH };
+
+struct aw_opts {
+	enum aw_cmd cmd;
+	const char *path;
+	const char *journal;
+	const char *csv;
+	const char *json;
+	const char *modes; /* bench: comma list of plain,atomic,doublewrite */
+	uint64_t block_size;
+	uint64_t blocks;   /* 0: as many as fit */
+	uint64_t offset;   /* byte offset of block 0 */
+	uint64_t qd;
+	uint64_t count;	   /* writes; 0 with seconds == 0 means one per block */
+	uint64_t seconds;
+	uint64_t fsync_every;
+	uint64_t seed;
+	uint64_t create;   /* create/extend a regular file to this size */
+	uint64_t rounds;   /* bench: interleaved rounds per mode */
+	int atomic;
+	int verbose;
+	int help;
+};
+
+/*
+ * Parse argv (argv[0] is the program, argv[1] the subcommand).  Returns 0,
+ * or -1 with a one-line message in err.
+ */
+int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t errlen);
+
+/* Print the manual for cmd (AW_CMD_NONE: overview) to stdout. */
+void aw_usage(enum aw_cmd cmd);
+
+#endif

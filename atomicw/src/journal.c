@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+#include "journal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int aw_journal_create(struct aw_journal *j, const char *path,
+		      const struct aw_journal_hdr *hdr)
+{
+	j->path = path;
+	j->f = fopen(path, "w");
+	if (!j->f) {
+		fprintf(stderr, "atomicw: cannot create journal %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	if (fwrite(hdr, sizeof(*hdr), 1, j->f) != 1 || aw_journal_flush(j))
+		return -1;
+	return 0;
+}
+
+int aw_journal_add(struct aw_journal *j, enum aw_rec_type type, uint64_t block,
+		   uint64_t gen)
+{
+	struct aw_rec r = { .block = block, .gen = gen, .type = type };
+
+	if (fwrite(&r, sizeof(r), 1, j->f) != 1) {
+		fprintf(stderr, "atomicw: writing journal %s: %s\n", j->path,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int aw_journal_flush(struct aw_journal *j)
+{
+	if (fflush(j->f)) {
+		fprintf(stderr, "atomicw: flushing journal %s: %s\n", j->path,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int aw_journal_close(struct aw_journal *j)
+{
+	int ret = aw_journal_flush(j);
+
+	if (fclose(j->f) && !ret) {
+		fprintf(stderr, "atomicw: closing journal %s: %s\n", j->path,
+			strerror(errno));
+		ret = -1;
+	}
+	j->f = NULL;
+	return ret;
+}
+
+/*
+ * Acknowledged blocks wait in p until the next FSYNC record makes them
+ * durable; that keeps "durable" exact even when acks and fsyncs interleave.
+ */
+int aw_journal_apply(struct aw_journal_state *st, struct aw_pending *p,
+		     const struct aw_rec *r)
+{
+	struct aw_expect *e;
+
+	st->records++;
+	if (r->type == AW_REC_FSYNC) {
+		for (uint64_t i = 0; i < p->n; i++) {
+			uint64_t b = p->v[i];
+
+			if (st->blocks[b].acked > st->blocks[b].durable)
+				st->blocks[b].durable = st->blocks[b].acked;
+		}
+		p->n = 0;
+		st->fsyncs++;
+		return 0;
+	}
+	if (r->block >= st->hdr.nblocks || r->gen == 0)
+		return -1;
+	e = &st->blocks[r->block];
+	if (r->type == AW_REC_SUBMIT) {
+		if (r->gen > e->submitted)
+			e->submitted = r->gen;
+		return 0;
+	}
+	if (r->type != AW_REC_ACK || r->gen > e->submitted)
+		return -1;
+	if (r->gen > e->acked)
+		e->acked = r->gen;
+	if (p->n == p->cap) {
+		uint64_t cap = p->cap ? p->cap * 2 : 64;
+		uint64_t *v = realloc(p->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n++] = r->block;
+	return 0;
+}
+
+int aw_journal_load(const char *path, struct aw_journal_state *st)
+{
+	FILE *f = fopen(path, "r");
+	struct aw_pending pending = { 0 };
+	struct aw_rec r;
+	int ret = -1;
+
+	memset(st, 0, sizeof(*st));
+	if (!f) {
+		fprintf(stderr, "atomicw: cannot open journal %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	if (fread(&st->hdr, sizeof(st->hdr), 1, f) != 1 ||
+	    st->hdr.magic != AW_JOURNAL_MAGIC || !st->hdr.nblocks ||
+	    !st->hdr.block_size) {
+		fprintf(stderr, "atomicw: %s is not an atomicw journal\n", path);
+		goto out;
+	}
+	st->blocks = calloc(st->hdr.nblocks, sizeof(*st->blocks));
+	if (!st->blocks) {
+		fprintf(stderr, "atomicw: no memory for %llu journal blocks\n",
+			(unsigned long long)st->hdr.nblocks);
+		goto out;
+	}
+	while (fread(&r, sizeof(r), 1, f) == 1) {
+		if (aw_journal_apply(st, &pending, &r)) {
+			fprintf(stderr,
+				"atomicw: journal %s: bad record %llu (type %u block %llu gen %llu)\n",
+				path, (unsigned long long)st->records, r.type,
+				(unsigned long long)r.block, (unsigned long long)r.gen);
+			goto out;
+		}
+	}
+	if (ferror(f)) {
+		fprintf(stderr, "atomicw: reading journal %s: %s\n", path,
+			strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	free(pending.v);
+	fclose(f);
+	if (ret)
+		aw_journal_state_free(st);
+	return ret;
+}
+
+void aw_journal_state_free(struct aw_journal_state *st)
+{
+	free(st->blocks);
+	st->blocks = NULL;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The write journal: an append-only record, kept on a disk other than the
+ * one under test, of which generations were submitted, acknowledged and
+ * made durable by fsync.  verify reads it back to know what must survive.
+ */
+#ifndef AW_JOURNAL_H
+#define AW_JOURNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define AW_JOURNAL_MAGIC 0x314a5741u /* "AWJ1" */
+
+enum aw_rec_type {
+	AW_REC_SUBMIT = 1, /* a write of (block, gen) was submitted */
+	AW_REC_ACK = 2,	   /* ... and completed successfully */
+	AW_REC_FSYNC = 3,  /* every write acknowledged before this is durable */
+};
+
+struct aw_journal_hdr {
+	uint32_t magic;
+	uint32_t block_size;
+	uint64_t nblocks;
+	uint64_t base; /* byte offset of block 0 in the target */
+	uint32_t atomic;
+	uint32_t pad;
+};
+
+struct aw_rec {
+	uint64_t block;
+	uint64_t gen;
+	uint32_t type;
+	uint32_t pad;
+};
+
+struct aw_journal {
+	FILE *f;
+	const char *path;
+};
+
+int aw_journal_create(struct aw_journal *j, const char *path,
+		      const struct aw_journal_hdr *hdr);
+int aw_journal_add(struct aw_journal *j, enum aw_rec_type type, uint64_t block,
+		   uint64_t gen);
+int aw_journal_flush(struct aw_journal *j);
+int aw_journal_close(struct aw_journal *j);
+
+/* What the journal says each block must hold after a crash. */
+struct aw_expect {
+	uint64_t durable; /* newest gen acknowledged before an fsync (0: none) */
+	uint64_t acked;	  /* newest gen acknowledged */
+	uint64_t submitted; /* newest gen submitted */
+};
+
+struct aw_journal_state {
+	struct aw_journal_hdr hdr;
+	struct aw_expect *blocks; /* hdr.nblocks entries */
+	uint64_t records;
+	uint64_t fsyncs;
+};
+
+/* Blocks acknowledged since the last FSYNC record. */
+struct aw_pending {
+	uint64_t *v;
+	uint64_t n, cap;
+};
+
+/* Apply one record to the state; returns -1 for a malformed record. */
+int aw_journal_apply(struct aw_journal_state *st, struct aw_pending *p,
+		     const struct aw_rec *r);
+
+/* Read a journal file; prints an error and returns -1 on failure. */
+int aw_journal_load(const char *path, struct aw_journal_state *st);
+void aw_journal_state_free(struct aw_journal_state *st);
+
+#endif

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Block stamps.  Every 512-byte sector of a block written by atomicw carries
+ * a header (magic, checksum, block number, generation, sector index) and a
+ * filler derived from them, so that after a crash each sector tells which
+ * write it came from and whether it is intact.
+ */
+#ifndef AW_STAMP_H
+#define AW_STAMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define AW_SECTOR 512u
+#define AW_STAMP_MAGIC 0x31535741u /* "AWS1" */
+
+enum aw_sector_state {
+	AW_SEC_ZERO,  /* all zero: never written */
+	AW_SEC_VALID, /* a stamp of this block and sector, checksum good */
+	AW_SEC_BAD,   /* anything else */
+};
+
+enum aw_block_state {
+	AW_BLK_ZERO,	/* every sector zero */
+	AW_BLK_INTACT,	/* every sector from the same write */
+	AW_BLK_TORN,	/* sectors from different writes (or zero and written) */
+	AW_BLK_CORRUPT, /* at least one sector is neither zero nor a valid stamp */
+};
+
+struct aw_block_class {
+	enum aw_block_state state;
+	uint64_t gen_min; /* lowest generation seen (0 for zero sectors) */
+	uint64_t gen_max; /* highest generation seen */
+	uint32_t bad_sectors;
+	uint32_t first_bad; /* index of the first bad sector, if any */
+};
+
+uint32_t aw_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/* Fill buf (block_size bytes, a multiple of AW_SECTOR) with block's stamp. */
+void aw_stamp_block(void *buf, uint32_t block_size, uint64_t block, uint64_t gen);
+
+/* Classify one sector expected at (block, sector); *gen gets its generation. */
+enum aw_sector_state aw_check_sector(const void *sec, uint64_t block,
+				     uint32_t sector, uint32_t block_size,
+				     uint64_t *gen);
+
+/* Classify a whole block read back from the media. */
+struct aw_block_class aw_classify_block(const void *buf, uint32_t block_size,
+					uint64_t block);
+
+const char *aw_block_state_name(enum aw_block_state s);
+
+#endif

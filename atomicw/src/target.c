@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+#include "target.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+int aw_target_open(struct aw_target *t, const char *path, int extra_flags,
+		   uint64_t create_size)
+{
+	struct statfs sfs;
+	int flags = O_DIRECT | extra_flags | (create_size ? O_CREAT : 0);
+
+	memset(t, 0, sizeof(*t));
+	t->path = path;
+	t->fd = open(path, flags, 0644);
+	if (t->fd < 0) {
+		int err = errno;
+
+		fprintf(stderr, "atomicw: cannot open %s: %s%s\n", path, strerror(err),
+			err == EINVAL ? " (the filesystem does not support O_DIRECT)" : "");
+		return -1;
+	}
+	if (aw_statx(AT_FDCWD, path, 0, AW_STATX_WRITE_ATOMIC | AW_STATX_DIOALIGN |
+		     STATX_BASIC_STATS, &t->stx)) {
+		fprintf(stderr, "atomicw: statx %s: %s\n", path, strerror(errno));
+		goto fail;
+	}
+	t->is_bdev = S_ISBLK(t->stx.mode);
+	if (t->is_bdev) {
+		t->dev_major = t->stx.rdev_major;
+		t->dev_minor = t->stx.rdev_minor;
+		if (ioctl(t->fd, BLKGETSIZE64, &t->size)) {
+			fprintf(stderr, "atomicw: BLKGETSIZE64 %s: %s\n", path, strerror(errno));
+			goto fail;
+		}
+		return 0;
+	}
+	if (!S_ISREG(t->stx.mode)) {
+		fprintf(stderr, "atomicw: %s is neither a regular file nor a block device\n",
+			path);
+		goto fail;
+	}
+	t->dev_major = t->stx.dev_major;
+	t->dev_minor = t->stx.dev_minor;
+	if (fstatfs(t->fd, &sfs)) {
+		fprintf(stderr, "atomicw: statfs %s: %s\n", path, strerror(errno));
+		goto fail;
+	}
+	t->fs_block = (uint32_t)sfs.f_bsize;
+	t->size = t->stx.size;
+	if (create_size > t->size) {
+		if (ftruncate(t->fd, (off_t)create_size)) {
+			fprintf(stderr, "atomicw: cannot size %s to %" PRIu64 " bytes: %s\n",
+				path, create_size, strerror(errno));
+			goto fail;
+		}
+		t->size = create_size;
+	}
+	return 0;
+fail:
+	close(t->fd);
+	t->fd = -1;
+	return -1;
+}
+
+void aw_target_close(struct aw_target *t)
+{
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -1;
+}
+
+int aw_target_atomic_ok(const struct aw_target *t, uint32_t len)
+{
+	const struct aw_statx *s = &t->stx;
+
+	return (s->mask & AW_STATX_WRITE_ATOMIC) &&
+	       (s->attributes & AW_STATX_ATTR_WRITE_ATOMIC) &&
+	       len >= s->atomic_write_unit_min && len <= s->atomic_write_unit_max;
+}
+
+int aw_sysfs_queue(const struct aw_target *t, const char *name, uint64_t *val)
+{
+	static const char *const fmts[] = {
+		"/sys/dev/block/%u:%u/queue/%s",
+		"/sys/dev/block/%u:%u/../queue/%s",
+	};
+	char path[256];
+	unsigned long long v;
+
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		FILE *f;
+		int ok;
+
+		snprintf(path, sizeof(path), fmts[i], t->dev_major, t->dev_minor, name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		ok = fscanf(f, "%llu", &v) == 1;
+		fclose(f);
+		if (ok) {
+			*val = v;
+			return 0;
+		}
+	}
+	return -1;
+}

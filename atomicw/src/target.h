@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* Opening the file or block device under test and reading its limits. */
+#ifndef AW_TARGET_H
+#define AW_TARGET_H
+
+#include <stdint.h>
+
+#include "compat.h"
+
+struct aw_target {
+	const char *path;
+	int fd;
+	int is_bdev;
+	uint64_t size;	       /* file size or device size in bytes */
+	uint32_t fs_block;     /* statfs f_bsize of the containing fs (files) */
+	struct aw_statx stx;   /* with STATX_WRITE_ATOMIC | STATX_DIOALIGN */
+	unsigned int dev_major; /* the block device carrying the data */
+	unsigned int dev_minor;
+};
+
+/*
+ * Open path with O_DIRECT (plus extra_flags).  With create_size, a regular
+ * file is created or extended to that size.  Prints an error and returns
+ * -1 on failure.
+ */
+int aw_target_open(struct aw_target *t, const char *path, int extra_flags,
+		   uint64_t create_size);
+void aw_target_close(struct aw_target *t);
+
+/* Does statx say RWF_ATOMIC writes of len bytes can work here? */
+int aw_target_atomic_ok(const struct aw_target *t, uint32_t len);
+
+/*
+ * Read /sys/dev/block/MAJ:MIN/queue/NAME (or the parent's, for a
+ * partition) as a number.  Returns 0 or -1 if absent.
+ */
+int aw_sysfs_queue(const struct aw_target *t, const char *name, uint64_t *val);
+
+#endif

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+#include <stdio.h>
+
+#include "args.h"
+
+static const char overview[] =
+"usage: atomicw COMMAND [OPTIONS] PATH\n"
+"\n"
+"Atomic (RWF_ATOMIC) direct writes, torn-block verification and benchmarks\n"
+"on a file or block device, through io_uring.\n"
+"\n"
+"commands:\n"
+"  info PATH     statx atomic write limits, device queue limits, fs block size\n"
+"  write PATH    stamped random block writes, recorded in a journal\n"
+"  verify PATH   classify every block after a crash and check the journal\n"
+"  bench PATH    IOPS and latency: plain O_DIRECT, RWF_ATOMIC, doublewrite\n"
+"\n"
+"Sizes take k, m, g suffixes (powers of 1024).  'atomicw COMMAND --help'\n"
+"describes each command.\n";
+
+static const char info_help[] =
+"usage: atomicw info PATH\n"
+"\n"
+"Prints, one 'key: value' per line: the file type, the filesystem block\n"
+"size, statx's direct I/O alignment and atomic write unit min/max and\n"
+"segment count, whether STATX_ATTR_WRITE_ATOMIC is set, and the block\n"
+"device's queue limits from sysfs (logical/physical block size,\n"
+"atomic_write_unit_{min,max}_bytes, atomic_write_max_bytes,\n"
+"atomic_write_boundary_bytes).\n";
+
+static const char write_help[] =
+"usage: atomicw write PATH --journal FILE --block-size B [options]\n"
+"\n"
+"Writes blocks of B bytes at random block numbers with O_DIRECT through\n"
+"io_uring.  Every 512-byte sector carries (block, generation, sector,\n"
+"crc32c).  Each submission, completion and fsync is appended to FILE,\n"
+"which must live on another disk than PATH.\n"
+"\n"
+"  -j, --journal FILE    the journal (required)\n"
+"  -b, --block-size B    block size: a power of two, 512..1m (required)\n"
+"  -n, --blocks N        blocks in the working set (default: all that fit)\n"
+"  -o, --offset O        byte offset of block 0 (multiple of B)\n"
+"  -q, --qd N            queue depth (default 1)\n"
+"  -c, --count N         number of writes (default: one per block)\n"
+"  -t, --time T          run for T (30, 30s, 2m) instead of a count\n"
+"  -f, --fsync-every N   drain and fsync after every N completed writes\n"
+"  -s, --seed S          random block sequence seed (default 1)\n"
+"  -a, --atomic          use RWF_ATOMIC\n"
+"      --create SIZE     create or extend a regular file to SIZE first\n"
+"  -v, --verbose         progress every second\n"
+"\n"
+"exit: 0 done; 1 bad usage or setup; 2 the kernel refused the write\n"
+"(explained); 3 I/O error, e.g. a tornblk device lost power.\n";
+
+static const char verify_help[] =
+"usage: atomicw verify PATH [--journal FILE | --block-size B --blocks N]\n"
+"\n"
+"Reads every block and classifies it: unwritten, intact-new, intact-old,\n"
+"torn (sectors from different writes), corrupt (a sector no write made),\n"
+"lost (older than a write the journal says was fsynced).  Without a\n"
+"journal only torn and corrupt blocks can be found.\n"
+"\n"
+"  -j, --journal FILE    journal written by 'atomicw write'\n"
+"  -b, --block-size B    block size (without a journal)\n"
+"  -n, --blocks N        blocks (without a journal; default: all that fit)\n"
+"  -o, --offset O        byte offset of block 0 (without a journal)\n"
+"  -v, --verbose         one line per block that is not intact\n"
+"\n"
+"exit: 0 nothing torn, corrupt or lost; 1 bad usage or I/O error;\n"
+"otherwise 16 + 1 (torn) + 2 (corrupt) + 4 (lost durable data).\n";
+
+static const char bench_help[] =
+"usage: atomicw bench PATH --block-size B (--count N | --time T) [options]\n"
+"\n"
+"Measures page writes of B bytes at random offsets, in batches of the\n"
+"queue depth, each batch followed by an fsync as a database flushes:\n"
+"  plain        O_DIRECT writes (no torn-write protection)\n"
+"  atomic       RWF_ATOMIC writes\n"
+"  doublewrite  each batch first written to a doublewrite area and\n"
+"               fsynced, then written in place (InnoDB's protection)\n"
+"Modes run interleaved in rounds so machine noise hits all of them.\n"
+"\n"
+"  -b, --block-size B    page size (required)\n"
+"  -n, --blocks N        pages in the data area (default: 3/4 of PATH)\n"
+"  -o, --offset O        byte offset of the data area\n"
+"  -q, --qd N            queue depth = batch size (default 1)\n"
+"  -c, --count N         writes per mode per round\n"
+"  -t, --time T          time per mode per round\n"
+"  -s, --seed S          random offset seed\n"
+"      --modes LIST      comma list (default plain,atomic,doublewrite)\n"
+"      --rounds R        interleaved rounds (default 3)\n"
+"      --create SIZE     create or extend a regular file to SIZE first\n"
+"      --csv FILE        write results as CSV\n"
+"      --json FILE       write results as JSON\n";
+
+void aw_usage(enum aw_cmd cmd)
+{
+	static const char *const text[] = {
+		[AW_CMD_NONE] = overview,  [AW_CMD_INFO] = info_help,
+		[AW_CMD_WRITE] = write_help, [AW_CMD_VERIFY] = verify_help,
+		[AW_CMD_BENCH] = bench_help,
+	};
+
+	fputs(text[cmd], stdout);
+}

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+/* Argument parsing: accepted forms and the messages for bad input. */
+#include <string.h>
+
+#include "args.h"
+#include "tap.h"
+
+static char err[256];
+static struct aw_opts o;
+
+#define ARGV(...) ((char *[]){ "atomicw", __VA_ARGS__, NULL })
+#define ARGC(...) ((int)(sizeof((char *[]){ "atomicw", __VA_ARGS__ }) / sizeof(char *)))
+#define PARSE(...) aw_parse_args(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), &o, err, sizeof(err))
+
+static int said(const char *needle)
+{
+	return strstr(err, needle) != NULL;
+}
+
+int main(void)
+{
+	CHECK(PARSE("write", "/dev/x", "-b", "16k", "-j", "/tmp/j", "-q", "8", "--atomic",
+		    "--fsync-every", "100", "--time", "2m") == 0);
+	CHECK(o.cmd == AW_CMD_WRITE && o.block_size == 16384 && o.qd == 8 && o.atomic &&
+	      o.fsync_every == 100 && o.seconds == 120 && !strcmp(o.path, "/dev/x"));
+	CHECK(PARSE("info", "/mnt/f") == 0 && o.cmd == AW_CMD_INFO);
+	CHECK(PARSE("verify", "/dev/x", "--journal", "/tmp/j") == 0);
+	CHECK(PARSE("bench", "f", "-b", "8k", "-t", "5", "--modes", "plain,atomic") == 0);
+	CHECK(PARSE("write", "--help") == 0 && o.help);
+
+	CHECK(PARSE("frobnicate", "x") == -1 && said("unknown command"));
+	CHECK(PARSE("write", "-b", "16k", "-j", "j") == -1 && said("missing PATH"));
+	CHECK(PARSE("write", "x", "-b", "12k", "-j", "j") == -1 && said("power of two"));
+	CHECK(PARSE("write", "x", "-b", "256", "-j", "j") == -1 && said("power of two"));
+	CHECK(PARSE("write", "x", "-b", "16q", "-j", "j") == -1 && said("not a byte count"));
+	CHECK(PARSE("write", "x", "-b", "-16k", "-j", "j") == -1 && said("not a byte count"));
+	CHECK(PARSE("write", "x", "-b", "16k") == -1 && said("--journal"));
+	CHECK(PARSE("write", "x", "-b", "16k", "-j", "j", "-o", "4096") == -1 &&
+	      said("not a multiple"));
+	CHECK(PARSE("write", "x", "-b", "16k", "-j", "j", "-q", "0") == -1 && said("--qd"));
+	CHECK(PARSE("write", "x", "-b", "16k", "-j", "j", "-c", "5", "-t", "5") == -1 &&
+	      said("not both"));
+	CHECK(PARSE("write", "x", "-b", "16k", "-j", "j", "-t", "5x") == -1 &&
+	      said("not a duration"));
+	CHECK(PARSE("verify", "x", "--qd", "4") == -1 && said("does not take --qd"));
+	CHECK(PARSE("info", "x", "--atomic") == -1 && said("does not take --atomic"));
+	CHECK(PARSE("write", "x", "y", "-b", "16k", "-j", "j") == -1 && said("unexpected"));
+	CHECK(PARSE("write", "x", "--bogus") == -1 && said("unknown option"));
+	CHECK(PARSE("write", "x", "-b") == -1 && said("needs a value"));
+	CHECK(PARSE("bench", "x", "-b", "16k") == -1 && said("--count or --time"));
+	return tap_done("test_args");
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+/* Stamps and block classification, including crafted torn and corrupt blocks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stamp.h"
+#include "tap.h"
+
+#define BS 16384u
+#define NSEC (BS / AW_SECTOR)
+
+static unsigned char a[BS], b[BS], mix[BS];
+
+static void test_crc(void)
+{
+	/* The standard CRC-32C check value. */
+	CHECK(aw_crc32c(0, "123456789", 9) == 0xe3069283u);
+}
+
+static void test_intact(void)
+{
+	struct aw_block_class c;
+
+	aw_stamp_block(a, BS, 7, 100);
+	c = aw_classify_block(a, BS, 7);
+	CHECK(c.state == AW_BLK_INTACT);
+	CHECK(c.gen_min == 100 && c.gen_max == 100);
+	/* The same stamp read back at another block number is not ours. */
+	c = aw_classify_block(a, BS, 8);
+	CHECK(c.state == AW_BLK_CORRUPT);
+	CHECK(c.bad_sectors == NSEC);
+}
+
+static void test_zero(void)
+{
+	struct aw_block_class c;
+
+	memset(mix, 0, BS);
+	c = aw_classify_block(mix, BS, 3);
+	CHECK(c.state == AW_BLK_ZERO);
+	CHECK(c.gen_max == 0);
+}
+
+static void test_torn_two_writes(void)
+{
+	struct aw_block_class c;
+
+	aw_stamp_block(a, BS, 5, 10);
+	aw_stamp_block(b, BS, 5, 11);
+	/* First 4k unit from the new write, the rest old: a torn write. */
+	memcpy(mix, b, 4096);
+	memcpy(mix + 4096, a + 4096, BS - 4096);
+	c = aw_classify_block(mix, BS, 5);
+	CHECK(c.state == AW_BLK_TORN);
+	CHECK(c.gen_min == 10 && c.gen_max == 11);
+	CHECK(c.bad_sectors == 0);
+}
+
+static void test_torn_over_zero(void)
+{
+	struct aw_block_class c;
+
+	aw_stamp_block(b, BS, 9, 42);
+	memset(mix, 0, BS);
+	memcpy(mix + 8192, b + 8192, 4096);
+	c = aw_classify_block(mix, BS, 9);
+	CHECK(c.state == AW_BLK_TORN);
+	CHECK(c.gen_min == 0 && c.gen_max == 42);
+}
+
+static void test_corrupt(void)
+{
+	struct aw_block_class c;
+
+	aw_stamp_block(a, BS, 1, 77);
+	memcpy(mix, a, BS);
+	mix[3 * AW_SECTOR + 300] ^= 0x01; /* one flipped bit in sector 3 */
+	c = aw_classify_block(mix, BS, 1);
+	CHECK(c.state == AW_BLK_CORRUPT);
+	CHECK(c.bad_sectors == 1 && c.first_bad == 3);
+
+	/* Sectors swapped within the block: right data, wrong place. */
+	memcpy(mix, a, BS);
+	memcpy(mix, a + AW_SECTOR, AW_SECTOR);
+	c = aw_classify_block(mix, BS, 1);
+	CHECK(c.state == AW_BLK_CORRUPT);
+
+	/* A stamp written with another block size is not a match either. */
+	aw_stamp_block(b, 8192, 1, 77);
+	c = aw_classify_block(b, 8192, 1);
+	CHECK(c.state == AW_BLK_INTACT);
+	aw_stamp_block(b, BS, 1, 77);
+	c = aw_classify_block(b, 8192, 1);
+	CHECK(c.state == AW_BLK_CORRUPT);
+}
+
+static void test_generations_differ(void)
+{
+	/* Different generations of one block give different bytes everywhere. */
+	aw_stamp_block(a, BS, 2, 1);
+	aw_stamp_block(b, BS, 2, 2);
+	for (unsigned int s = 0; s < NSEC; s++)
+		CHECK(memcmp(a + s * AW_SECTOR + 32, b + s * AW_SECTOR + 32, AW_SECTOR - 32));
+}
+
+int main(void)
+{
+	test_crc();
+	test_intact();
+	test_zero();
+	test_torn_two_writes();
+	test_torn_over_zero();
+	test_corrupt();
+	test_generations_differ();
+	return tap_done("test_stamp");
+}

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+/* Number parsing, the random generator and percentiles. */
+#include <stdint.h>
+
+#include "stats.h"
+#include "tap.h"
+#include "util.h"
+
+int main(void)
+{
+	uint64_t v;
+	struct aw_rng r1, r2;
+	struct aw_samples s = { 0 };
+
+	CHECK(aw_parse_size("16k", &v) == 0 && v == 16384);
+	CHECK(aw_parse_size("2M", &v) == 0 && v == 2u << 20);
+	CHECK(aw_parse_size("1g", &v) == 0 && v == 1u << 30);
+	CHECK(aw_parse_size("512", &v) == 0 && v == 512);
+	CHECK(aw_parse_size("", &v) == -1);
+	CHECK(aw_parse_size("k", &v) == -1);
+	CHECK(aw_parse_size("16kb", &v) == -1);
+	CHECK(aw_parse_size("-1", &v) == -1);
+	CHECK(aw_parse_size("99999999999999999999", &v) == -1);
+	CHECK(aw_parse_size("17179869184g", &v) == -1); /* 2^64 bytes: overflow */
+	CHECK(aw_parse_u64("12k", &v) == -1);
+	CHECK(aw_parse_duration("90", &v) == 0 && v == 90);
+	CHECK(aw_parse_duration("2h", &v) == 0 && v == 7200);
+
+	aw_rng_seed(&r1, 42);
+	aw_rng_seed(&r2, 42);
+	for (int i = 0; i < 100; i++)
+		CHECK(aw_rng_next(&r1) == aw_rng_next(&r2));
+	for (int i = 0; i < 1000; i++)
+		CHECK(aw_rng_below(&r1, 7) < 7);
+
+	CHECK(aw_samples_pct(&s, 50) == 0);
+	for (uint64_t i = 1000; i >= 1; i--)
+		CHECK(aw_samples_add(&s, i) == 0);
+	CHECK(aw_samples_pct(&s, 50) == 500);
+	CHECK(aw_samples_pct(&s, 99) == 990);
+	CHECK(aw_samples_pct(&s, 99.9) == 999);
+	CHECK(aw_samples_pct(&s, 100) == 1000);
+	aw_samples_free(&s);
+	return tap_done("test_util");
+}
