@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tornblk: a torn-write injector.
+ *
+ * A RAM block device with a volatile write cache, configured through
+ * configfs in the style of null_blk:
+ *
+ *   mkdir /sys/kernel/config/tornblk/tb0       # a device called tb0
+ *   echo 16384 > .../tb0/pawu                   # configure it
+ *   echo 1 > .../tb0/power                      # /dev/tb0 appears
+ *   echo 0 > .../tb0/power                      # power cut: tear the cache
+ *   echo 1 > .../tb0/power                      # power back: persisted state
+ *
+ * Geometry and limits are fixed once the disk exists; seed and persist_pct
+ * only matter at the next cut and may change at any time.
+ */
+#include <linux/bio.h>
+#include <linux/ctype.h>
+#include <linux/highmem.h>
+#include <linux/module.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+
+#include "tornblk.h"
+
+#define TORNBLK_MAX_IO_SECTORS	2048	/* 1 MiB per bio */
+#define TORNBLK_MAX_BLOCK_SIZE	65536
+
+static int tornblk_major;
+static DEFINE_MUTEX(tornblk_cfg_lock);	/* serializes configuration changes */
+
+static inline struct tornblk_dev *to_tornblk_dev(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct tornblk_dev, group);
+}
+
+/* I/O */
+
+static blk_status_t tornblk_read(struct tornblk_dev *dev, struct bio *bio)
+{
+	sector_t sector = bio->bi_iter.bi_sector;
+	struct bvec_iter iter;
+	struct bio_vec bv;
+
+	bio_for_each_segment(bv, bio, iter) {
+		void *p = bvec_kmap_local(&bv);
+
+		tornblk_store_read(&dev->current_data, sector, p, bv.bv_len);
+		kunmap_local(p);
+		sector += bv.bv_len >> SECTOR_SHIFT;
+	}
+	dev->stats.reads++;
+	dev->stats.bytes_read += bio->bi_iter.bi_size;
+	return BLK_STS_OK;
+}
+
+static blk_status_t tornblk_write(struct tornblk_dev *dev, struct bio *bio)
+{
+	u32 len = bio->bi_iter.bi_size, off = 0;
+	bool atomic = bio->bi_opf & REQ_ATOMIC, fua = bio->bi_opf & REQ_FUA;
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	unsigned int noio;
+	u8 *buf;
+	int ret;
+
+	noio = memalloc_noio_save();
+	buf = kvmalloc(len, GFP_KERNEL);
+	memalloc_noio_restore(noio);
+	if (!buf)
+		return BLK_STS_RESOURCE;
+	bio_for_each_segment(bv, bio, iter) {
+		memcpy_from_bvec(buf + off, &bv);
+		off += bv.bv_len;
+	}
+	ret = tornblk_cache_write(dev, bio->bi_iter.bi_sector, buf, len, atomic, fua);
+	kvfree(buf);
+	if (ret)
+		return errno_to_blk_status(ret);
+	tornblk_stats_write(dev, bio->bi_iter.bi_sector, len, atomic);
+	if (fua)
+		dev->stats.fua_writes++;
+	return BLK_STS_OK;
+}
+
+static blk_status_t tornblk_handle_bio(struct tornblk_dev *dev, struct bio *bio)
+{
+	if (bio->bi_opf & REQ_PREFLUSH) {
+		dev->stats.flushes++;
+		if (tornblk_cache_flush(dev))
+			return BLK_STS_RESOURCE;
+	}
+	switch (bio_op(bio)) {
+	case REQ_OP_READ:
+		return tornblk_read(dev, bio);
+	case REQ_OP_WRITE:
+		if (!bio->bi_iter.bi_size)
+			return BLK_STS_OK;	/* an empty flush */
+		return tornblk_write(dev, bio);
+	default:
+		return BLK_STS_NOTSUPP;
+	}
+}
+
+static void tornblk_submit_bio(struct bio *bio)
+{
+	struct tornblk_dev *dev = bio->bi_bdev->bd_disk->private_data;
+	blk_status_t status;
+
+	bio = bio_split_to_limits(bio);
+	if (!bio)
+		return;
+	mutex_lock(&dev->lock);
+	if (dev->powered) {
+		status = tornblk_handle_bio(dev, bio);
+	} else {
+		dev->stats.io_errors++;
+		status = BLK_STS_IOERR;
+	}
+	mutex_unlock(&dev->lock);
+	bio->bi_status = status;
+	bio_endio(bio);
+}
+
+static const struct block_device_operations tornblk_fops = {
+	.owner		= THIS_MODULE,
+	.submit_bio	= tornblk_submit_bio,
+};
+
+/* Creating and removing the disk */
+
+static int tornblk_check_config(struct tornblk_dev *dev)
+{
+	const char *why = NULL;
+
+	if (blk_validate_block_size(dev->logical_block_size))
+		why = "logical_block_size is not supported by this kernel";
+	else if (dev->physical_block_size < dev->logical_block_size)
+		why = "physical_block_size is smaller than logical_block_size";
+	else if (dev->pawu < dev->logical_block_size)
+		why = "pawu is smaller than logical_block_size";
+	else if (((dev->size_mb << 20) % dev->physical_block_size))
+		why = "size is not a multiple of physical_block_size";
+	else if (dev->atomic_unit_max &&
+		 (dev->atomic_unit_min < dev->logical_block_size ||
+		  dev->atomic_unit_min > dev->atomic_unit_max))
+		why = "atomic_unit_min must lie between logical_block_size and atomic_unit_max";
+	else if (!dev->atomic_unit_max && (dev->atomic_unit_min || dev->atomic_boundary))
+		why = "atomic_unit_min/atomic_boundary set without atomic_unit_max";
+	else if (dev->atomic_unit_max > (TORNBLK_MAX_IO_SECTORS << SECTOR_SHIFT))
+		why = "atomic_unit_max is larger than the 1 MiB maximum I/O";
+	else if (dev->atomic_boundary && dev->atomic_boundary < dev->atomic_unit_max)
+		why = "atomic_boundary is smaller than atomic_unit_max";
+	if (why)
+		pr_warn("tornblk: %s: %s\n", dev->name, why);
+	return why ? -EINVAL : 0;
+}
+
+static int tornblk_add_disk(struct tornblk_dev *dev)
+{
+	struct queue_limits lim = {
+		.logical_block_size	= dev->logical_block_size,
+		.physical_block_size	= dev->physical_block_size,
+		.io_min			= dev->pawu,
+		.max_hw_sectors		= TORNBLK_MAX_IO_SECTORS,
+		.atomic_write_hw_max	= dev->atomic_unit_max,
+		.atomic_write_hw_unit_min = dev->atomic_unit_min,
+		.atomic_write_hw_unit_max = dev->atomic_unit_max,
+		.atomic_write_hw_boundary = dev->atomic_boundary,
+	};
+	struct gendisk *disk;
+	int ret;
+
+	ret = tornblk_check_config(dev);
+	if (ret)
+		return ret;
+	if (dev->write_cache)
+		lim.features |= BLK_FEAT_WRITE_CACHE;
+	if (dev->write_cache && dev->fua)
+		lim.features |= BLK_FEAT_FUA;
+	disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
+	if (IS_ERR(disk))
+		return PTR_ERR(disk);
+	disk->major = tornblk_major;
+	disk->first_minor = 0;
+	disk->minors = 1;
+	disk->flags |= GENHD_FL_NO_PART;
+	disk->fops = &tornblk_fops;
+	disk->private_data = dev;
+	strscpy(disk->disk_name, dev->name, DISK_NAME_LEN);
+	set_capacity(disk, dev->size_mb << (20 - SECTOR_SHIFT));
+
+	dev->disk = disk;
+	dev->powered = true;
+	ret = add_disk(disk);
+	if (ret) {
+		dev->disk = NULL;
+		dev->powered = false;
+		put_disk(disk);
+		return ret;
+	}
+	pr_info("tornblk: %s: %llu MiB, lbs %u, pbs %u, pawu %u, atomic %u..%u, cache %s\n",
+		dev->name, dev->size_mb, dev->logical_block_size,
+		dev->physical_block_size, dev->pawu, dev->atomic_unit_min,
+		dev->atomic_unit_max, dev->write_cache ? "on" : "off");
+	return 0;
+}
+
+static int tornblk_set_power(struct tornblk_dev *dev, bool on)
+{
+	int ret = 0;
+
+	if (!dev->disk)
+		return on ? tornblk_add_disk(dev) : 0;
+	mutex_lock(&dev->lock);
+	if (on && !dev->powered) {
+		dev->powered = true;
+	} else if (!on && dev->powered) {
+		ret = tornblk_power_cut(dev);
+		pr_info("tornblk: %s: power cut: %llu cached writes, %llu torn, units %llu kept %llu lost, atomic %llu kept %llu lost\n",
+			dev->name, dev->stats.cut_writes, dev->stats.cut_writes_torn,
+			dev->stats.cut_units_persisted, dev->stats.cut_units_dropped,
+			dev->stats.cut_atomic_persisted, dev->stats.cut_atomic_dropped);
+	}
+	mutex_unlock(&dev->lock);
+	return ret;
+}
+
+/* configfs attributes */
+
+static int tornblk_fixed(struct tornblk_dev *dev, const char *attr)
+{
+	if (!dev->disk)
+		return 0;
+	pr_warn("tornblk: %s: %s cannot change once the device exists\n",
+		dev->name, attr);
+	return -EINVAL;
+}
+
+static int tornblk_check_bs(struct tornblk_dev *dev, const char *attr, u64 v,
+			    bool zero_ok)
+{
+	if ((zero_ok && !v) ||
+	    (is_power_of_2(v) && v >= SECTOR_SIZE && v <= TORNBLK_MAX_BLOCK_SIZE))
+		return tornblk_fixed(dev, attr);
+	pr_warn("tornblk: %s: %s=%llu is not a power of two from 512 to 65536%s\n",
+		dev->name, attr, v, zero_ok ? " (or 0)" : "");
+	return -EINVAL;
+}
+
+static int tornblk_check_size(struct tornblk_dev *dev, const char *attr, u64 v)
+{
+	if (v)
+		return tornblk_fixed(dev, attr);
+	pr_warn("tornblk: %s: %s must not be 0\n", dev->name, attr);
+	return -EINVAL;
+}
+
+static int tornblk_check_pct(struct tornblk_dev *dev, const char *attr, u64 v)
+{
+	if (v <= 100)
+		return 0;
+	pr_warn("tornblk: %s: %s=%llu is more than 100\n", dev->name, attr, v);
+	return -EINVAL;
+}
+
+static int tornblk_check_any(struct tornblk_dev *dev, const char *attr, u64 v)
+{
+	return 0;
+}
+
+static int tornblk_check_fixed(struct tornblk_dev *dev, const char *attr, u64 v)
+{
+	return tornblk_fixed(dev, attr);
+}
+
+static int tornblk_check_lbs(struct tornblk_dev *dev, const char *attr, u64 v)
+{
+	return tornblk_check_bs(dev, attr, v, false);
+}
+
+static int tornblk_check_limit(struct tornblk_dev *dev, const char *attr, u64 v)
+{
+	return tornblk_check_bs(dev, attr, v, true);
+}
+
+/*
+ * One show/store pair per attribute.  @CHECK validates a new value (and
+ * refuses geometry changes once the disk exists) with a kernel message.
+ */
+#define TORNBLK_ATTR(NAME, CHECK)					\
+static ssize_t tornblk_##NAME##_show(struct config_item *item, char *page)\
+{									\
+	return sysfs_emit(page, "%llu\n", (u64)to_tornblk_dev(item)->NAME);\
+}									\
+static ssize_t tornblk_##NAME##_store(struct config_item *item,		\
+				      const char *page, size_t count)	\
+{									\
+	struct tornblk_dev *dev = to_tornblk_dev(item);			\
+	u64 v;								\
+	int ret = kstrtou64(page, 0, &v);				\
+									\
+	if (ret) {							\
+		pr_warn("tornblk: %s: " #NAME ": not a number\n", dev->name);\
+		return ret;						\
+	}								\
+	if (v != (typeof(dev->NAME))v) {				\
+		pr_warn("tornblk: %s: " #NAME "=%llu is out of range\n", \
+			dev->name, v);					\
+		return -EINVAL;						\
+	}								\
+	mutex_lock(&tornblk_cfg_lock);					\
+	ret = CHECK(dev, #NAME, v);					\
+	if (!ret)							\
+		dev->NAME = v;						\
+	mutex_unlock(&tornblk_cfg_lock);				\
+	return ret ? ret : count;					\
+}									\
+CONFIGFS_ATTR(tornblk_, NAME)
+
+TORNBLK_ATTR(size_mb, tornblk_check_size);
+TORNBLK_ATTR(logical_block_size, tornblk_check_lbs);
+TORNBLK_ATTR(physical_block_size, tornblk_check_lbs);
+TORNBLK_ATTR(pawu, tornblk_check_lbs);
+TORNBLK_ATTR(atomic_unit_min, tornblk_check_limit);
+TORNBLK_ATTR(atomic_unit_max, tornblk_check_limit);
+TORNBLK_ATTR(atomic_boundary, tornblk_check_limit);
+TORNBLK_ATTR(cache_mb, tornblk_check_size);
+TORNBLK_ATTR(write_cache, tornblk_check_fixed);
+TORNBLK_ATTR(fua, tornblk_check_fixed);
+TORNBLK_ATTR(seed, tornblk_check_any);
+TORNBLK_ATTR(persist_pct, tornblk_check_pct);
+
+static ssize_t tornblk_power_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%d\n", to_tornblk_dev(item)->powered);
+}
+
+static ssize_t tornblk_power_store(struct config_item *item, const char *page,
+				   size_t count)
+{
+	struct tornblk_dev *dev = to_tornblk_dev(item);
+	bool on;
+	int ret = kstrtobool(page, &on);
+
+	if (ret) {
+		pr_warn("tornblk: %s: power: write 0 or 1\n", dev->name);
+		return ret;
+	}
+	mutex_lock(&tornblk_cfg_lock);
+	ret = tornblk_set_power(dev, on);
+	mutex_unlock(&tornblk_cfg_lock);
+	return ret ? ret : count;
+}
+CONFIGFS_ATTR(tornblk_, power);
+
+static struct configfs_attribute *tornblk_attrs[] = {
+	&tornblk_attr_size_mb,
+	&tornblk_attr_logical_block_size,
+	&tornblk_attr_physical_block_size,
+	&tornblk_attr_pawu,
+	&tornblk_attr_atomic_unit_min,
+	&tornblk_attr_atomic_unit_max,
+	&tornblk_attr_atomic_boundary,
+	&tornblk_attr_cache_mb,
+	&tornblk_attr_write_cache,
+	&tornblk_attr_fua,
+	&tornblk_attr_seed,
+	&tornblk_attr_persist_pct,
+	&tornblk_attr_power,
+	NULL,
+};
+
+static void tornblk_release(struct config_item *item)
+{
+	struct tornblk_dev *dev = to_tornblk_dev(item);
+
+	if (dev->disk) {
+		del_gendisk(dev->disk);
+		put_disk(dev->disk);
+	}
+	tornblk_debugfs_remove(dev);
+	tornblk_cache_drop(dev);
+	tornblk_store_free(&dev->current_data);
+	tornblk_store_free(&dev->media);
+	mutex_destroy(&dev->lock);
+	kfree(dev);
+}
+
+static struct configfs_item_operations tornblk_item_ops = {
+	.release	= tornblk_release,
+};
+
+static const struct config_item_type tornblk_dev_type = {
+	.ct_item_ops	= &tornblk_item_ops,
+	.ct_attrs	= tornblk_attrs,
+	.ct_owner	= THIS_MODULE,
+};
+
+static bool tornblk_name_ok(const char *name)
+{
+	size_t i, len = strlen(name);
+
+	if (!len || len > 16 || !isalpha(name[0]))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!islower(name[i]) && !isdigit(name[i]))
+			return false;
+	return true;
+}
+
+static struct config_group *tornblk_make_group(struct config_group *group,
+					       const char *name)
+{
+	struct tornblk_dev *dev;
+
+	if (!tornblk_name_ok(name)) {
+		pr_warn("tornblk: device name '%s': use 1-16 lower-case letters and digits, starting with a letter\n",
+			name);
+		return ERR_PTR(-EINVAL);
+	}
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	strscpy(dev->name, name, sizeof(dev->name));
+	dev->size_mb = 256;
+	dev->logical_block_size = SECTOR_SIZE;
+	dev->physical_block_size = 4096;
+	dev->pawu = 4096;
+	dev->cache_mb = 64;
+	dev->write_cache = true;
+	dev->fua = true;
+	dev->persist_pct = 50;
+	mutex_init(&dev->lock);
+	INIT_LIST_HEAD(&dev->cache);
+	tornblk_store_init(&dev->current_data);
+	tornblk_store_init(&dev->media);
+	tornblk_debugfs_add(dev);
+	config_group_init_type_name(&dev->group, name, &tornblk_dev_type);
+	return &dev->group;
+}
+
+static void tornblk_drop_item(struct config_group *group, struct config_item *item)
+{
+	config_item_put(item);
+}
+
+static struct configfs_group_operations tornblk_group_ops = {
+	.make_group	= tornblk_make_group,
+	.drop_item	= tornblk_drop_item,
+};
+
+static const struct config_item_type tornblk_group_type = {
+	.ct_group_ops	= &tornblk_group_ops,
+	.ct_owner	= THIS_MODULE,
+};
+
+static struct configfs_subsystem tornblk_subsys = {
+	.su_group = {
+		.cg_item = {
+			.ci_namebuf	= "tornblk",
+			.ci_type	= &tornblk_group_type,
+		},
+	},
+};
+
+static int __init tornblk_init(void)
+{
+	int ret;
+
+	tornblk_major = register_blkdev(0, "tornblk");
+	if (tornblk_major < 0)
+		return tornblk_major;
+	tornblk_debugfs_init();
+	config_group_init(&tornblk_subsys.su_group);
+	mutex_init(&tornblk_subsys.su_mutex);
+	ret = configfs_register_subsystem(&tornblk_subsys);
+	if (ret) {
+		tornblk_debugfs_exit();
+		unregister_blkdev(tornblk_major, "tornblk");
+	}
+	return ret;
+}
+
+static void __exit tornblk_exit(void)
+{
+	configfs_unregister_subsystem(&tornblk_subsys);
+	tornblk_debugfs_exit();
+	unregister_blkdev(tornblk_major, "tornblk");
+}
+
+module_init(tornblk_init);
+module_exit(tornblk_exit);
+MODULE_DESCRIPTION("Block device that tears unflushed writes at a power cut");
+MODULE_LICENSE("GPL");
