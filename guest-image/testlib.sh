@@ -58,3 +58,63 @@ t_xfs_check() {
 	log=$(xfs_repair -n "$1" 2>&1) || { printf '%s\n' "$log"; t_fail "xfs_repair -n $1 found problems"; }
 	t_log "xfs_repair -n $1: clean"
 }
+
+# --- tornblk ---------------------------------------------------------------
+ATOMICW=/lbs/build/atomicw/atomicw
+TB_CFG=/sys/kernel/config/tornblk
+
+t_tornblk_load() {
+	[ -d "$TB_CFG" ] && return 0
+	modprobe tornblk || t_fail "modprobe tornblk failed"
+}
+
+# t_tornblk_create NAME [ATTR=VALUE...]: configure and power on a tornblk
+# device; prints its /dev path.
+t_tornblk_create() {
+	local name=$1 kv
+	shift
+	t_tornblk_load
+	mkdir "$TB_CFG/$name" || t_fail "mkdir $TB_CFG/$name failed"
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$TB_CFG/$name/${kv%%=*}" ||
+			t_fail "tornblk $name: setting ${kv%%=*}=${kv#*=} was refused"
+	done
+	echo 1 >"$TB_CFG/$name/power" || t_fail "tornblk $name: power on failed: $(dmesg | tail -n 1)"
+	udev_settle "/dev/$name"
+	echo "/dev/$name"
+}
+
+udev_settle() {
+	local tries=50
+	while [ $tries -gt 0 ]; do
+		[ -b "$1" ] && return 0
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	t_fail "$1 did not appear"
+}
+
+t_tornblk_cut() { echo 0 >"$TB_CFG/$1/power" || t_fail "power cut of $1 failed"; }
+t_tornblk_on() { echo 1 >"$TB_CFG/$1/power" || t_fail "power on of $1 failed"; }
+t_tornblk_remove() { rmdir "$TB_CFG/$1" || t_fail "rmdir $TB_CFG/$1 failed"; }
+
+# t_tornblk_stat NAME KEY: one counter from debugfs.
+t_tornblk_stat() {
+	awk -v k="$2" '$1 == k { print $2; found = 1 } END { exit !found }' \
+		"/sys/kernel/debug/tornblk/$1/stats" || t_fail "no counter $2 for $1"
+}
+
+# t_verify_status DEV JOURNAL: run atomicw verify, print its summary, and
+# store its exit status in T_VERIFY_RC (0 clean; 16+ bits torn/corrupt/lost).
+t_verify() {
+	T_VERIFY_RC=0
+	T_VERIFY_OUT=$("$ATOMICW" verify "$1" --journal "$2") || T_VERIFY_RC=$?
+	[ "$T_VERIFY_RC" -eq 0 ] || [ "$T_VERIFY_RC" -ge 16 ] ||
+		t_fail "atomicw verify $1 failed to run (exit $T_VERIFY_RC): $T_VERIFY_OUT"
+	t_log "$(grep '^verify:' <<<"$T_VERIFY_OUT")"
+}
+
+# t_verify_count NAME: one count (torn, lost, ...) from the last t_verify.
+t_verify_count() {
+	grep '^verify:' <<<"$T_VERIFY_OUT" | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'
+}

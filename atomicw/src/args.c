@@ -33,7 +33,7 @@ enum {
 	OPT_JOURNAL = 'j', OPT_BS = 'b', OPT_BLOCKS = 'n', OPT_OFFSET = 'o',
 	OPT_QD = 'q', OPT_COUNT = 'c', OPT_TIME = 't', OPT_FSYNC = 'f',
 	OPT_SEED = 's', OPT_ATOMIC = 'a', OPT_VERBOSE = 'v', OPT_HELP = 'h',
-	OPT_CREATE = 256, OPT_CSV, OPT_JSON, OPT_MODES, OPT_ROUNDS,
+	OPT_CREATE = 256, OPT_CSV, OPT_JSON, OPT_MODES, OPT_ROUNDS, OPT_GEN_BASE,
 };
 
 #define C_W (1u << AW_CMD_WRITE)
@@ -59,6 +59,7 @@ static const struct option longopts[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "modes", required_argument, NULL, OPT_MODES },
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
+	{ "gen-base", required_argument, NULL, OPT_GEN_BASE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -66,7 +67,7 @@ static const struct option longopts[] = {
 static const unsigned int opt_cmds[] = {
 	C_W | C_V, C_W | C_V | C_B, C_W | C_V | C_B, C_W | C_V | C_B,
 	C_W | C_B, C_W | C_B, C_W | C_B, C_W, C_W | C_B, C_W, C_W | C_V, C_ALL,
-	C_W | C_B, C_B, C_B, C_B, C_B,
+	C_W | C_B, C_B, C_B, C_B, C_B, C_W,
 };
 
 _Static_assert(sizeof(opt_cmds) / sizeof(opt_cmds[0]) ==
@@ -181,6 +182,7 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 		case OPT_SEED: if (num(optarg, name, &o->seed, 0, err, len)) return -1; break;
 		case OPT_CREATE: if (num(optarg, name, &o->create, 1, err, len)) return -1; break;
 		case OPT_ROUNDS: if (num(optarg, name, &o->rounds, 0, err, len)) return -1; break;
+		case OPT_GEN_BASE: if (num(optarg, name, &o->gen_base, 0, err, len)) return -1; break;
 		case OPT_TIME:
 			if (aw_parse_duration(optarg, &o->seconds))
 				return errf(err, len, "--time: '%s' is not a duration (e.g. 30, 30s, 2m)",

@@ -26,6 +26,7 @@ struct aw_opts {
 	uint64_t seed;
 	uint64_t create;   /* create/extend a regular file to this size */
 	uint64_t rounds;   /* bench: interleaved rounds per mode */
+	uint64_t gen_base; /* write: first generation - 1; 0 = wall clock */
 	int atomic;
 	int verbose;
 	int help;

@@ -183,9 +183,11 @@ static int setup(struct writer *w)
 	}
 	for (unsigned int i = 0; i < w->qd; i++)
 		w->free_slots[w->nfree++] = i;
-	/* Generations grow across runs: start at the wall clock in microseconds. */
+	/* Generations grow across runs: by default start at the wall clock in
+	 * microseconds; --gen-base makes the bytes written reproducible. */
 	clock_gettime(CLOCK_REALTIME, &now);
-	w->gen = (uint64_t)now.tv_sec * 1000000ull + (uint64_t)now.tv_nsec / 1000;
+	w->gen = o->gen_base ? o->gen_base :
+		 (uint64_t)now.tv_sec * 1000000ull + (uint64_t)now.tv_nsec / 1000;
 	aw_rng_seed(&w->rng, o->seed);
 	hdr.block_size = (uint32_t)o->block_size;
 	hdr.nblocks = w->nblocks;

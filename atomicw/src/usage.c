@@ -47,6 +47,8 @@ static const char write_help[] =
 "  -s, --seed S          random block sequence seed (default 1)\n"
 "  -a, --atomic          use RWF_ATOMIC\n"
 "      --create SIZE     create or extend a regular file to SIZE first\n"
+"      --gen-base G      number generations from G+1 (default: the clock,\n"
+"                        so later runs stamp newer generations)\n"
 "  -v, --verbose         progress every second\n"
 "\n"
 "exit: 0 done; 1 bad usage or setup; 2 the kernel refused the write\n"

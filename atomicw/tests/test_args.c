@@ -23,6 +23,10 @@ int main(void)
 		    "--fsync-every", "100", "--time", "2m") == 0);
 	CHECK(o.cmd == AW_CMD_WRITE && o.block_size == 16384 && o.qd == 8 && o.atomic &&
 	      o.fsync_every == 100 && o.seconds == 120 && !strcmp(o.path, "/dev/x"));
+	CHECK(PARSE("write", "x", "-b", "4k", "-j", "j", "--gen-base", "1000") == 0 &&
+	      o.gen_base == 1000);
+	CHECK(PARSE("bench", "x", "-b", "4k", "-c", "1", "--gen-base", "1") == -1 &&
+	      said("does not take --gen-base"));
 	CHECK(PARSE("info", "/mnt/f") == 0 && o.cmd == AW_CMD_INFO);
 	CHECK(PARSE("verify", "/dev/x", "--journal", "/tmp/j") == 0);
 	CHECK(PARSE("bench", "f", "-b", "8k", "-t", "5", "--modes", "plain,atomic") == 0);

@@ -8,7 +8,8 @@
 . /lbs/src/guest-image/testlib.sh
 t_require mkfs.xfs xfs_io xfs_repair dd fallocate cmp
 
-bs=${1:?usage: lbs-xfs.sh BLOCKSIZE}
+arg=${1:?usage: lbs-xfs.sh BLOCKSIZE (e.g. 16k)}
+bs=$(numfmt --from=iec "${arg^^}") || t_fail "bad block size '$arg'"
 dev=$(t_scratch_disk 1)
 mnt=/mnt/scratch
 ref=/tmp/ref

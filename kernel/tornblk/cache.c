@@ -14,12 +14,15 @@
 
 #include "tornblk.h"
 
+atomic64_t tornblk_live_recs = ATOMIC64_INIT(0);
+
 static void rec_free(struct tornblk_dev *dev, struct tornblk_rec *rec)
 {
 	list_del(&rec->list);
 	dev->cache_bytes -= rec->len;
 	kvfree(rec->data);
 	kfree(rec);
+	atomic64_dec(&tornblk_live_recs);
 }
 
 static int rec_destage(struct tornblk_dev *dev, struct tornblk_rec *rec)
@@ -75,6 +78,7 @@ int tornblk_cache_write(struct tornblk_dev *dev, sector_t sector,
 		kfree(rec);
 		return -ENOMEM;
 	}
+	atomic64_inc(&tornblk_live_recs);
 	memcpy(rec->data, data, len);
 	rec->sector = sector;
 	rec->len = len;

@@ -27,6 +27,7 @@
 #define TORNBLK_MAX_BLOCK_SIZE	65536
 
 static int tornblk_major;
+static DEFINE_IDA(tornblk_minors);
 static DEFINE_MUTEX(tornblk_cfg_lock);	/* serializes configuration changes */
 
 static inline struct tornblk_dev *to_tornblk_dev(struct config_item *item)
@@ -178,11 +179,16 @@ static int tornblk_add_disk(struct tornblk_dev *dev)
 		lim.features |= BLK_FEAT_WRITE_CACHE;
 	if (dev->write_cache && dev->fua)
 		lim.features |= BLK_FEAT_FUA;
+	ret = ida_alloc_max(&tornblk_minors, MINORMASK, GFP_KERNEL);
+	if (ret < 0)
+		return ret;
 	disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
-	if (IS_ERR(disk))
+	if (IS_ERR(disk)) {
+		ida_free(&tornblk_minors, ret);
 		return PTR_ERR(disk);
+	}
 	disk->major = tornblk_major;
-	disk->first_minor = 0;
+	disk->first_minor = ret;
 	disk->minors = 1;
 	disk->flags |= GENHD_FL_NO_PART;
 	disk->fops = &tornblk_fops;
@@ -196,6 +202,7 @@ static int tornblk_add_disk(struct tornblk_dev *dev)
 	if (ret) {
 		dev->disk = NULL;
 		dev->powered = false;
+		ida_free(&tornblk_minors, disk->first_minor);
 		put_disk(disk);
 		return ret;
 	}
@@ -377,6 +384,7 @@ static void tornblk_release(struct config_item *item)
 
 	if (dev->disk) {
 		del_gendisk(dev->disk);
+		ida_free(&tornblk_minors, dev->disk->first_minor);
 		put_disk(dev->disk);
 	}
 	tornblk_debugfs_remove(dev);
@@ -487,6 +495,7 @@ static void __exit tornblk_exit(void)
 	configfs_unregister_subsystem(&tornblk_subsys);
 	tornblk_debugfs_exit();
 	unregister_blkdev(tornblk_major, "tornblk");
+	ida_destroy(&tornblk_minors);
 }
 
 module_init(tornblk_init);

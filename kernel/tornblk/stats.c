@@ -99,6 +99,16 @@ static int hist_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(hist);
 
+/* tornblk/live: pages and cache records held by all devices together. */
+static int live_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "pages %lld\nrecords %lld\n",
+		   atomic64_read(&tornblk_live_pages),
+		   atomic64_read(&tornblk_live_recs));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(live);
+
 void tornblk_debugfs_add(struct tornblk_dev *dev)
 {
 	dev->debugfs = debugfs_create_dir(dev->name, tornblk_debugfs_root);
@@ -115,6 +125,7 @@ void tornblk_debugfs_remove(struct tornblk_dev *dev)
 int tornblk_debugfs_init(void)
 {
 	tornblk_debugfs_root = debugfs_create_dir("tornblk", NULL);
+	debugfs_create_file("live", 0444, tornblk_debugfs_root, NULL, &live_fops);
 	return 0;
 }
 

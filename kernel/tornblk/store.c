@@ -8,6 +8,8 @@
 
 #include "tornblk.h"
 
+atomic64_t tornblk_live_pages = ATOMIC64_INIT(0);
+
 void tornblk_store_init(struct tornblk_store *s)
 {
 	xa_init(&s->pages);
@@ -21,6 +23,7 @@ void tornblk_store_free(struct tornblk_store *s)
 
 	xa_for_each(&s->pages, idx, page)
 		__free_page(page);
+	atomic64_sub(s->nr_pages, &tornblk_live_pages);
 	xa_destroy(&s->pages);
 	s->nr_pages = 0;
 }
@@ -40,6 +43,7 @@ static struct page *store_page(struct tornblk_store *s, pgoff_t idx, bool alloc)
 		return NULL;
 	}
 	s->nr_pages++;
+	atomic64_inc(&tornblk_live_pages);
 	return page;
 }
 

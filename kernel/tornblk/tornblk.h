@@ -77,6 +77,10 @@ struct tornblk_dev {
 	struct dentry *debugfs;
 };
 
+/* Everything the module holds, over all devices (checked by the tests). */
+extern atomic64_t tornblk_live_pages;
+extern atomic64_t tornblk_live_recs;
+
 /* store.c */
 void tornblk_store_init(struct tornblk_store *s);
 void tornblk_store_free(struct tornblk_store *s);
