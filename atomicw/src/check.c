@@ -9,7 +9,14 @@
 enum aw_verdict aw_judge(const struct aw_block_class *c, const struct aw_expect *e,
 			 int *lost)
 {
+	static const enum aw_verdict no_journal[] = {
+		[AW_BLK_ZERO] = AW_V_UNWRITTEN, [AW_BLK_INTACT] = AW_V_INTACT_NEW,
+		[AW_BLK_TORN] = AW_V_TORN, [AW_BLK_CORRUPT] = AW_V_CORRUPT,
+	};
+
 	*lost = 0;
+	if (!e)
+		return no_journal[c->state];
 	switch (c->state) {
 	case AW_BLK_CORRUPT:
 		*lost = e->durable != 0;

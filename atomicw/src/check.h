@@ -24,6 +24,7 @@ struct aw_tally {
 	uint64_t lost; /* blocks missing durable data (LOST, plus torn/corrupt ones) */
 };
 
+/* e == NULL: no journal, judge the block by its stamps alone. */
 enum aw_verdict aw_judge(const struct aw_block_class *c, const struct aw_expect *e,
 			 int *lost);
 const char *aw_verdict_name(enum aw_verdict v);

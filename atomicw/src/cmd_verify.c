@@ -18,14 +18,14 @@
 #define SHOW_MAX 20
 
 static void report_block(uint64_t b, enum aw_verdict v, const struct aw_block_class *c,
-			 const struct aw_expect *e, int have_journal)
+			 const struct aw_expect *e)
 {
 	printf("block %" PRIu64 ": %s", b, aw_verdict_name(v));
 	if (c->state == AW_BLK_CORRUPT)
 		printf(" (%u bad sectors, first %u)", c->bad_sectors, c->first_bad);
 	else
 		printf(" (gens %" PRIu64 "..%" PRIu64 ")", c->gen_min, c->gen_max);
-	if (have_journal)
+	if (e)
 		printf(" durable %" PRIu64 " acked %" PRIu64 " submitted %" PRIu64,
 		       e->durable, e->acked, e->submitted);
 	putchar('\n');
@@ -34,7 +34,6 @@ static void report_block(uint64_t b, enum aw_verdict v, const struct aw_block_cl
 int aw_cmd_verify(const struct aw_opts *o)
 {
 	struct aw_journal_state js = { 0 };
-	struct aw_expect none = { 0 };
 	struct aw_target t;
 	struct aw_tally tally = { 0 };
 	uint64_t bs, nblocks, base, shown = 0;
@@ -71,17 +70,15 @@ int aw_cmd_verify(const struct aw_opts *o)
 		}
 		for (uint64_t i = 0; i < n; i++, b++) {
 			struct aw_block_class c = aw_classify_block(buf + i * bs, (uint32_t)bs, b);
-			const struct aw_expect *e = have_journal ? &js.blocks[b] : &none;
+			const struct aw_expect *e = have_journal ? &js.blocks[b] : NULL;
 			int lost;
 			enum aw_verdict v = aw_judge(&c, e, &lost);
 
-			if (!have_journal && v == AW_V_CORRUPT && c.state == AW_BLK_INTACT)
-				v = AW_V_INTACT_NEW; /* no journal: any intact stamp is fine */
 			tally.n[v]++;
 			tally.lost += (uint64_t)lost;
 			if (v != AW_V_UNWRITTEN && v != AW_V_INTACT_NEW && v != AW_V_INTACT_OLD &&
 			    (o->verbose || shown++ < SHOW_MAX))
-				report_block(b, v, &c, e, have_journal);
+				report_block(b, v, &c, e);
 		}
 	}
 	printf("verify: %" PRIu64 " blocks of %" PRIu64 " bytes:", nblocks, bs);

@@ -94,6 +94,16 @@ static void test_judge(void)
 	CHECK(aw_judge(&c, &e, &lost) == AW_V_CORRUPT);
 	c = blk(AW_BLK_CORRUPT, 0, 0);
 	CHECK(aw_judge(&c, &e, &lost) == AW_V_CORRUPT && lost);
+
+	/* Without a journal only the stamps count. */
+	c = blk(AW_BLK_INTACT, 99, 99);
+	CHECK(aw_judge(&c, NULL, &lost) == AW_V_INTACT_NEW && !lost);
+	c = blk(AW_BLK_TORN, 0, 30);
+	CHECK(aw_judge(&c, NULL, &lost) == AW_V_TORN && !lost);
+	c = blk(AW_BLK_ZERO, 0, 0);
+	CHECK(aw_judge(&c, NULL, &lost) == AW_V_UNWRITTEN);
+	c = blk(AW_BLK_CORRUPT, 0, 0);
+	CHECK(aw_judge(&c, NULL, &lost) == AW_V_CORRUPT);
 }
 
 static void test_journal_file(void)
