@@ -80,11 +80,12 @@ t_tornblk_create() {
 			t_fail "tornblk $name: setting ${kv%%=*}=${kv#*=} was refused"
 	done
 	echo 1 >"$TB_CFG/$name/power" || t_fail "tornblk $name: power on failed: $(dmesg | tail -n 1)"
-	udev_settle "/dev/$name"
+	t_wait_bdev "/dev/$name"
 	echo "/dev/$name"
 }
 
-udev_settle() {
+# t_wait_bdev DEV: wait up to 5 s for a block device node to appear.
+t_wait_bdev() {
 	local tries=50
 	while [ $tries -gt 0 ]; do
 		[ -b "$1" ] && return 0
@@ -104,7 +105,7 @@ t_tornblk_stat() {
 		"/sys/kernel/debug/tornblk/$1/stats" || t_fail "no counter $2 for $1"
 }
 
-# t_verify_status DEV JOURNAL: run atomicw verify, print its summary, and
+# t_verify DEV JOURNAL: run atomicw verify, print its summary, and
 # store its exit status in T_VERIFY_RC (0 clean; 16+ bits torn/corrupt/lost).
 t_verify() {
 	T_VERIFY_RC=0

@@ -75,3 +75,17 @@ with_heartbeat() {
 		die "'$*' failed (exit $rc); full log: $logf"
 	fi
 }
+
+# build_all BUILD-DIR: configure and build the userspace tools, the kernel
+# and the guest image (the last two cached under $LBS_CACHE).
+build_all() {
+	local build=$1
+	need_pkgs cmake gcc make pkg-config liburing-dev shellcheck qemu-system-x86 \
+		debootstrap e2fsprogs
+	log "configuring $build"
+	cmake -S "$LBS_TOP" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	log "building userspace"
+	cmake --build "$build" -j"$(nproc)"
+	log "building kernel and guest image (cached in $LBS_CACHE)"
+	cmake --build "$build" --target vm-prereqs
+}

@@ -37,7 +37,7 @@ echo 16384 >"$d/physical_block_size"
 echo 4096 >"$d/atomic_unit_min"
 echo 16384 >"$d/atomic_unit_max"
 echo 1 >"$d/power" || t_fail "valid configuration refused: $(dmesg | tail -n 1)"
-udev_settle /dev/cfg
+t_wait_bdev /dev/cfg
 
 refuse logical_block_size 512 "cannot change once the device exists"
 refuse pawu 4096 "cannot change once the device exists"
