@@ -9,7 +9,6 @@
  *
  * All functions here run with dev->lock held.
  */
-#include <linux/sched/mm.h>
 #include <linux/slab.h>
 
 #include "tornblk.h"
@@ -48,17 +47,20 @@ int tornblk_cache_flush(struct tornblk_dev *dev)
 	return 0;
 }
 
+/*
+ * Takes ownership of @data (kvmalloc'ed): a cached write keeps it as its
+ * record's copy, a durable one frees it.
+ */
 int tornblk_cache_write(struct tornblk_dev *dev, sector_t sector,
-			const u8 *data, u32 len, bool atomic, bool fua)
+			u8 *data, u32 len, bool atomic, bool fua)
 {
 	struct tornblk_rec *rec;
-	unsigned int noio;
 	int ret;
 
 	lockdep_assert_held(&dev->lock);
 	ret = tornblk_store_write(&dev->current_data, sector, data, len);
 	if (ret)
-		return ret;
+		goto out_free;
 	if (!dev->write_cache || fua) {
 		/*
 		 * A durable write: persist everything cached before it too.
@@ -66,20 +68,18 @@ int tornblk_cache_write(struct tornblk_dev *dev, sector_t sector,
 		 * do, and keeps older cached data from overwriting it later.
 		 */
 		ret = tornblk_cache_flush(dev);
-		return ret ? ret : tornblk_store_write(&dev->media, sector, data, len);
+		if (!ret)
+			ret = tornblk_store_write(&dev->media, sector, data, len);
+		goto out_free;
 	}
 
-	noio = memalloc_noio_save();
-	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
-	if (rec)
-		rec->data = kvmalloc(len, GFP_KERNEL);
-	memalloc_noio_restore(noio);
-	if (!rec || !rec->data) {
-		kfree(rec);
-		return -ENOMEM;
+	rec = kzalloc(sizeof(*rec), GFP_NOIO);
+	if (!rec) {
+		ret = -ENOMEM;
+		goto out_free;
 	}
 	atomic64_inc(&tornblk_live_recs);
-	memcpy(rec->data, data, len);
+	rec->data = data;
 	rec->sector = sector;
 	rec->len = len;
 	rec->atomic = atomic;
@@ -96,6 +96,10 @@ int tornblk_cache_write(struct tornblk_dev *dev, sector_t sector,
 		dev->stats.destaged++;
 	}
 	return 0;
+
+out_free:
+	kvfree(data);
+	return ret;
 }
 
 /* A reproducible coin for one piece of one cached write at one cut. */

@@ -74,8 +74,8 @@ static blk_status_t tornblk_write(struct tornblk_dev *dev, struct bio *bio)
 		memcpy_from_bvec(buf + off, &bv);
 		off += bv.bv_len;
 	}
+	/* the cache keeps or frees buf */
 	ret = tornblk_cache_write(dev, bio->bi_iter.bi_sector, buf, len, atomic, fua);
-	kvfree(buf);
 	if (ret)
 		return errno_to_blk_status(ret);
 	tornblk_stats_write(dev, bio->bi_iter.bi_sector, len, atomic);

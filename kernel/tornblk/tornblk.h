@@ -93,7 +93,7 @@ int tornblk_store_copy(struct tornblk_store *dst, struct tornblk_store *src,
 
 /* cache.c */
 int tornblk_cache_write(struct tornblk_dev *dev, sector_t sector,
-			const u8 *data, u32 len, bool atomic, bool fua);
+			u8 *data, u32 len, bool atomic, bool fua);
 int tornblk_cache_flush(struct tornblk_dev *dev);
 int tornblk_power_cut(struct tornblk_dev *dev);
 void tornblk_cache_drop(struct tornblk_dev *dev);
