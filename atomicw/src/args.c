@@ -17,6 +17,7 @@ static const struct {
 	{ "write", AW_CMD_WRITE },
 	{ "verify", AW_CMD_VERIFY },
 	{ "bench", AW_CMD_BENCH },
+	{ "probe", AW_CMD_PROBE },
 };
 
 static int errf(char *err, size_t len, const char *fmt, ...)
@@ -34,12 +35,14 @@ enum {
 	OPT_QD = 'q', OPT_COUNT = 'c', OPT_TIME = 't', OPT_FSYNC = 'f',
 	OPT_SEED = 's', OPT_ATOMIC = 'a', OPT_VERBOSE = 'v', OPT_HELP = 'h',
 	OPT_CREATE = 256, OPT_CSV, OPT_JSON, OPT_MODES, OPT_ROUNDS, OPT_GEN_BASE,
+	OPT_IOVECS, OPT_BUFFERED, OPT_URING,
 };
 
 #define C_W (1u << AW_CMD_WRITE)
 #define C_V (1u << AW_CMD_VERIFY)
 #define C_B (1u << AW_CMD_BENCH)
-#define C_ALL (1u << AW_CMD_INFO | C_W | C_V | C_B)
+#define C_P (1u << AW_CMD_PROBE)
+#define C_ALL (1u << AW_CMD_INFO | C_W | C_V | C_B | C_P)
 
 static const struct option longopts[] = {
 	{ "journal", required_argument, NULL, OPT_JOURNAL },
@@ -60,14 +63,18 @@ static const struct option longopts[] = {
 	{ "modes", required_argument, NULL, OPT_MODES },
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
 	{ "gen-base", required_argument, NULL, OPT_GEN_BASE },
+	{ "iovecs", required_argument, NULL, OPT_IOVECS },
+	{ "buffered", no_argument, NULL, OPT_BUFFERED },
+	{ "uring", no_argument, NULL, OPT_URING },
 	{ NULL, 0, NULL, 0 },
 };
 
 /* The commands that take each option, parallel to longopts. */
 static const unsigned int opt_cmds[] = {
-	C_W | C_V, C_W | C_V | C_B, C_W | C_V | C_B, C_W | C_V | C_B,
-	C_W | C_B, C_W | C_B, C_W | C_B, C_W, C_W | C_B, C_W, C_W | C_V, C_ALL,
-	C_W | C_B, C_B, C_B, C_B, C_B, C_W,
+	C_W | C_V, C_W | C_V | C_B | C_P, C_W | C_V | C_B, C_W | C_V | C_B | C_P,
+	C_W | C_B, C_W | C_B, C_W | C_B, C_W, C_W | C_B | C_P, C_W, C_W | C_V, C_ALL,
+	C_W | C_B | C_P, C_B, C_B, C_B, C_B, C_W,
+	C_P, C_P, C_P,
 };
 
 _Static_assert(sizeof(opt_cmds) / sizeof(opt_cmds[0]) ==
@@ -100,6 +107,15 @@ static int validate(struct aw_opts *o, char *err, size_t len)
 		return errf(err, len, "missing PATH (a file or block device)");
 	if (o->cmd == AW_CMD_INFO)
 		return 0;
+	if (o->cmd == AW_CMD_PROBE) {
+		/* Any length: probing what the kernel refuses is the point. */
+		if (!o->block_size || o->block_size > (1u << 20))
+			return errf(err, len, "--block-size (the write length) must be 1..1m");
+		if (o->iovecs < 1 || o->iovecs > 64 || o->iovecs > o->block_size)
+			return errf(err, len, "--iovecs %llu must be 1..64 and at most the length",
+				    (unsigned long long)o->iovecs);
+		return 0;
+	}
 	if (o->cmd == AW_CMD_VERIFY && o->journal && !o->block_size)
 		return 0; /* geometry comes from the journal */
 	if (!o->block_size)
@@ -137,9 +153,10 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 	o->qd = 1;
 	o->seed = 1;
 	o->rounds = 3;
+	o->iovecs = 1;
 	o->modes = "plain,atomic,doublewrite";
 	if (argc < 2)
-		return errf(err, len, "missing command (info, write, verify or bench)");
+		return errf(err, len, "missing command (info, write, verify, bench or probe)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		o->help = 1;
 		return 0;
@@ -148,7 +165,7 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 		if (!strcmp(argv[1], cmds[i].name))
 			o->cmd = cmds[i].cmd;
 	if (o->cmd == AW_CMD_NONE)
-		return errf(err, len, "unknown command '%s' (info, write, verify or bench)",
+		return errf(err, len, "unknown command '%s' (info, write, verify, bench or probe)",
 			    argv[1]);
 
 	optind = 1;
@@ -172,6 +189,9 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 		case OPT_MODES: o->modes = optarg; break;
 		case OPT_ATOMIC: o->atomic = 1; break;
 		case OPT_VERBOSE: o->verbose = 1; break;
+		case OPT_BUFFERED: o->buffered = 1; break;
+		case OPT_URING: o->uring = 1; break;
+		case OPT_IOVECS: if (num(optarg, name, &o->iovecs, 0, err, len)) return -1; break;
 		case OPT_HELP: o->help = 1; return 0;
 		case OPT_BS: if (num(optarg, name, &o->block_size, 1, err, len)) return -1; break;
 		case OPT_BLOCKS: if (num(optarg, name, &o->blocks, 0, err, len)) return -1; break;

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdint.h>
 
-enum aw_cmd { AW_CMD_NONE, AW_CMD_INFO, AW_CMD_WRITE, AW_CMD_VERIFY, AW_CMD_BENCH };
+enum aw_cmd {
+	AW_CMD_NONE, AW_CMD_INFO, AW_CMD_WRITE, AW_CMD_VERIFY, AW_CMD_BENCH, AW_CMD_PROBE
+};
 
 struct aw_opts {
 	enum aw_cmd cmd;
@@ -27,6 +29,9 @@ struct aw_opts {
 	uint64_t create;   /* create/extend a regular file to this size */
 	uint64_t rounds;   /* bench: interleaved rounds per mode */
 	uint64_t gen_base; /* write: first generation - 1; 0 = wall clock */
+	uint64_t iovecs;   /* probe: split the buffer into this many iovecs */
+	int buffered;	   /* probe: no O_DIRECT */
+	int uring;	   /* probe: io_uring instead of pwritev2 */
 	int atomic;
 	int verbose;
 	int help;

@@ -9,5 +9,6 @@ int aw_cmd_info(const struct aw_opts *o);
 int aw_cmd_write(const struct aw_opts *o);
 int aw_cmd_verify(const struct aw_opts *o);
 int aw_cmd_bench(const struct aw_opts *o);
+int aw_cmd_probe(const struct aw_opts *o);
 
 #endif

@@ -27,6 +27,8 @@ int main(int argc, char **argv)
 		return aw_cmd_verify(&o);
 	case AW_CMD_BENCH:
 		return aw_cmd_bench(&o);
+	case AW_CMD_PROBE:
+		return aw_cmd_probe(&o);
 	case AW_CMD_NONE:
 		break;
 	}

@@ -14,6 +14,7 @@ static const char overview[] =
 "  write PATH    stamped random block writes, recorded in a journal\n"
 "  verify PATH   classify every block after a crash and check the journal\n"
 "  bench PATH    IOPS and latency: plain O_DIRECT, RWF_ATOMIC, doublewrite\n"
+"  probe PATH    one RWF_ATOMIC write, reporting exactly what the kernel said\n"
 "\n"
 "Sizes take k, m, g suffixes (powers of 1024).  'atomicw COMMAND --help'\n"
 "describes each command.\n";
@@ -95,12 +96,31 @@ static const char bench_help[] =
 "      --csv FILE        write results as CSV\n"
 "      --json FILE       write results as JSON\n";
 
+static const char probe_help[] =
+"usage: atomicw probe PATH --block-size LEN [options]\n"
+"\n"
+"Issues exactly one RWF_ATOMIC write of LEN bytes (any length) and prints\n"
+"the kernel's answer: 'ok LEN' or the errno name.  No checks of its own,\n"
+"so it shows which writes the kernel refuses and why.  PATH is created if\n"
+"missing.  The buffer is filled with the low byte of --seed.\n"
+"\n"
+"  -b, --block-size LEN  write length, 1..1m (required)\n"
+"  -o, --offset O        byte offset (default 0, need not be aligned)\n"
+"      --iovecs N        split the buffer into N iovecs (default 1)\n"
+"      --buffered        open without O_DIRECT\n"
+"      --uring           submit through io_uring instead of pwritev2()\n"
+"      --create SIZE     extend the file to SIZE (sparse) before writing\n"
+"  -s, --seed S          fill byte (default 1)\n"
+"\n"
+"exit: 0 written; 1 bad usage or setup; 2 the kernel refused (errno\n"
+"printed); 3 short write.\n";
+
 void aw_usage(enum aw_cmd cmd)
 {
 	static const char *const text[] = {
 		[AW_CMD_NONE] = overview,  [AW_CMD_INFO] = info_help,
 		[AW_CMD_WRITE] = write_help, [AW_CMD_VERIFY] = verify_help,
-		[AW_CMD_BENCH] = bench_help,
+		[AW_CMD_BENCH] = bench_help, [AW_CMD_PROBE] = probe_help,
 	};
 
 	fputs(text[cmd], stdout);

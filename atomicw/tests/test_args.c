@@ -52,5 +52,16 @@ int main(void)
 	CHECK(PARSE("write", "x", "--bogus") == -1 && said("unknown option"));
 	CHECK(PARSE("write", "x", "-b") == -1 && said("needs a value"));
 	CHECK(PARSE("bench", "x", "-b", "16k") == -1 && said("--count or --time"));
+	/* probe takes any length and offset: the kernel is what is being tested */
+	CHECK(PARSE("probe", "f", "-b", "12k", "-o", "512", "--iovecs", "2", "--uring",
+		    "--buffered") == 0);
+	CHECK(o.cmd == AW_CMD_PROBE && o.block_size == 12288 && o.offset == 512 &&
+	      o.iovecs == 2 && o.uring && o.buffered);
+	CHECK(PARSE("probe", "f", "-b", "16k") == 0 && o.iovecs == 1 && !o.uring);
+	CHECK(PARSE("probe", "f") == -1 && said("write length"));
+	CHECK(PARSE("probe", "f", "-b", "2m") == -1 && said("write length"));
+	CHECK(PARSE("probe", "f", "-b", "4k", "--iovecs", "65") == -1 && said("--iovecs"));
+	CHECK(PARSE("write", "x", "-b", "16k", "-j", "j", "--uring") == -1 &&
+	      said("does not take --uring"));
 	return tap_done("test_args");
 }
