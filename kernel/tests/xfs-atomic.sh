@@ -1,0 +1,149 @@
+#!/bin/bash
+# RWF_ATOMIC direct writes on XFS with BS-byte blocks (kernel/patches 0001-0006).
+# Usage: xfs-atomic.sh BS     (4k or 16k)
+#
+# Over a tornblk device that takes atomic writes of 4k..64k:
+#  - statx reports unit_min = unit_max = BS, one segment, the attribute;
+#  - one-block writes succeed into a hole, an unwritten extent, a written
+#    block and beyond EOF, through pwritev2() and io_uring, and each reaches
+#    the device as exactly one REQ_ATOMIC write of BS bytes, BS-aligned
+#    (tornblk's counters and histogram);
+#  - a wrong length, a misaligned offset or two iovecs give EINVAL, buffered
+#    I/O EOPNOTSUPP, and none of them reaches the device.
+# Over a tornblk device without atomic support (and, for BS > 4k, one whose
+# atomic unit is smaller than BS): statx reports zeros and no attribute, and
+# a valid write gets EOPNOTSUPP.
+# shellcheck source=guest-image/testlib.sh
+. /lbs/src/guest-image/testlib.sh
+
+bs_arg=${1:?usage: xfs-atomic.sh BS}
+case $bs_arg in
+4k) bs=4096 ;;
+16k) bs=16384 ;;
+*) t_fail "block size must be 4k or 16k, got '$bs_arg'" ;;
+esac
+T_NAME="xfs-atomic-$bs_arg"
+t_require mkfs.xfs fallocate cmp
+t_tornblk_load
+mnt=/mnt/atomic
+
+# info_field FILE KEY: one value from 'atomicw info'.
+info_field() {
+	"$ATOMICW" info "$1" | awk -v k="$2:" '$1 == k { print $2; found = 1 } END { exit !found }' ||
+		t_fail "atomicw info $1 has no '$2'"
+}
+
+# probe EXPECT FILE ARGS...: one RWF_ATOMIC write through pwritev2 and one
+# through io_uring; both must answer EXPECT ('ok' or an errno name).
+probe() {
+	local expect=$1 file=$2 via out
+	shift 2
+	for via in "" --uring; do
+		# shellcheck disable=SC2086
+		out=$("$ATOMICW" probe "$file" "$@" $via 2>&1) || true
+		case $out in
+		*": $expect"*) t_log "  $out" ;;
+		*) t_fail "expected $expect from probe $* $via on $file, got: $out" ;;
+		esac
+	done
+}
+
+# block_is FILE BLOCK BYTE: block BLOCK of FILE holds BYTE (decimal) only.
+block_is() {
+	local got
+	got=$(dd if="$1" bs="$bs" skip="$2" count=1 status=none | od -An -tu1 -v | tr -s ' \n' '\n' |
+		sed '/^$/d' | sort -u | tr '\n' ' ')
+	[ "$got" = "$3 " ] || t_fail "block $2 of $1 holds bytes [$got], expected only $3"
+}
+
+counter() { t_tornblk_stat "$1" "$2"; }
+hist() { # hist NAME KIND BYTES: count in tornblk's histogram, 0 if absent
+	awk -v k="$2" -v b="$3" '$1 == k && $2 == b { print $3; f = 1 } END { if (!f) print 0 }' \
+		"/sys/kernel/debug/tornblk/$1/hist"
+}
+# Atomic writes in the histogram whose offset alignment is below BS.
+misaligned_atomic() {
+	awk -v bs="$bs" '$1 == "atomic_align" && $2 + 0 < bs { n += $3 } END { print n + 0 }' \
+		"/sys/kernel/debug/tornblk/$1/hist"
+}
+
+# --- an atomic-capable device --------------------------------------------
+dev=$(t_tornblk_create aw size_mb=512 logical_block_size=4096 physical_block_size=4096 \
+	pawu=4096 atomic_unit_min=4096 atomic_unit_max=65536)
+t_mkfs_xfs "$dev" "$bs" -s size=4096
+t_mount "$dev" "$mnt"
+
+: >"$mnt/hole"
+"$ATOMICW" probe "$mnt/hole" -b "$bs" --create 1m -o 0 >/dev/null ||
+	t_fail "first atomic write to $mnt/hole failed"
+if ! { [ "$(info_field "$mnt/hole" atomic_write_unit_min)" = "$bs" ] &&
+	[ "$(info_field "$mnt/hole" atomic_write_unit_max)" = "$bs" ] &&
+	[ "$(info_field "$mnt/hole" atomic_write_segments_max)" = 1 ] &&
+	[ "$(info_field "$mnt/hole" attr_write_atomic)" = yes ]; }; then
+	t_fail "statx atomic limits wrong: $("$ATOMICW" info "$mnt/hole" | tr -s ' ' | tr '\n' ';')"
+fi
+t_log "statx: unit_min = unit_max = $bs, segments_max 1, STATX_ATTR_WRITE_ATOMIC"
+
+w0=$(counter aw atomic_writes)
+s0=$(hist aw atomic_size "$bs")
+t_log "valid one-block atomic writes (pwritev2, then io_uring):"
+probe ok "$mnt/hole" -b "$bs" -o $((3 * bs)) -s 17          # a hole inside EOF
+block_is "$mnt/hole" 3 17
+fallocate -l 1m "$mnt/unwritten" || t_fail "fallocate failed"
+probe ok "$mnt/unwritten" -b "$bs" -o $((2 * bs)) -s 34     # an unwritten extent
+block_is "$mnt/unwritten" 2 34
+block_is "$mnt/unwritten" 1 0
+probe ok "$mnt/hole" -b "$bs" -o $((3 * bs)) -s 51          # a written block
+block_is "$mnt/hole" 3 51
+: >"$mnt/eof"
+probe ok "$mnt/eof" -b "$bs" -o $((5 * bs)) -s 68           # beyond EOF
+block_is "$mnt/eof" 5 68
+[ "$(stat -c %s "$mnt/eof")" -eq $((6 * bs)) ] || t_fail "write beyond EOF did not extend the file"
+sync
+w1=$(counter aw atomic_writes)
+s1=$(hist aw atomic_size "$bs")
+t_log "device saw $((w1 - w0)) REQ_ATOMIC writes, $((s1 - s0)) of them $bs bytes;" \
+	"$(misaligned_atomic aw) aligned below $bs"
+[ $((w1 - w0)) -eq 8 ] || t_fail "8 accepted atomic writes, but the device saw $((w1 - w0)) REQ_ATOMIC writes"
+[ $((s1 - s0)) -eq 8 ] || t_fail "not every REQ_ATOMIC write was one $bs-byte request"
+[ "$(misaligned_atomic aw)" -eq 0 ] || t_fail "a REQ_ATOMIC write was not $bs-aligned"
+
+t_log "the error contract:"
+probe EINVAL "$mnt/hole" -b $((bs / 2)) -o 0                 # shorter than a block
+probe EINVAL "$mnt/hole" -b $((2 * bs)) -o 0                 # two blocks
+probe EINVAL "$mnt/hole" -b $((bs + 512)) -o 0               # not a power of two
+probe EINVAL "$mnt/hole" -b "$bs" -o 512                     # misaligned offset
+probe EINVAL "$mnt/hole" -b "$bs" -o $((bs / 2 + bs))        # misaligned, mid-block
+probe EINVAL "$mnt/hole" -b "$bs" -o 0 --iovecs 2            # more than one iovec
+probe EOPNOTSUPP "$mnt/hole" -b "$bs" -o 0 --buffered -s 99  # no O_DIRECT
+sync
+[ "$(counter aw atomic_writes)" -eq "$w1" ] || t_fail "a refused atomic write reached the device"
+block_is "$mnt/hole" 0 1
+block_is "$mnt/hole" 3 51
+t_log "  no refused write reached the device; data unchanged"
+umount "$mnt" || t_fail "umount $mnt failed"
+t_xfs_check "$dev"
+
+# --- devices that cannot write a BS block atomically -----------------------
+no_atomic() { # no_atomic NAME WHY ATTRS...
+	local name=$1 why=$2 d
+	shift 2
+	d=$(t_tornblk_create "$name" size_mb=512 logical_block_size=4096 pawu=4096 "$@")
+	t_mkfs_xfs "$d" "$bs" -s size=4096
+	t_mount "$d" "$mnt"
+	: >"$mnt/f"
+	if ! { [ "$(info_field "$mnt/f" statx_write_atomic)" = reported ] &&
+		[ "$(info_field "$mnt/f" atomic_write_unit_max)" = 0 ] &&
+		[ "$(info_field "$mnt/f" attr_write_atomic)" = no ]; }; then
+		t_fail "statx on $why: $("$ATOMICW" info "$mnt/f" | tr -s ' ' | tr '\n' ';')"
+	fi
+	t_log "$why: statx answers with zero limits and no attribute; a valid write:"
+	probe EOPNOTSUPP "$mnt/f" -b "$bs" -o 0
+	[ "$(counter "$name" atomic_writes)" -eq 0 ] || t_fail "REQ_ATOMIC reached $why"
+	umount "$mnt" || t_fail "umount $mnt failed"
+}
+no_atomic plain "a device without atomic writes"
+[ "$bs" -eq 4096 ] ||
+	no_atomic small "a device whose atomic unit (8k) is below the block size" \
+		atomic_unit_min=4096 atomic_unit_max=8192
+t_pass "statx, accepted writes (one REQ_ATOMIC bio each) and every refusal as specified"
