@@ -55,6 +55,14 @@ static blk_status_t tornblk_read(struct tornblk_dev *dev, struct bio *bio)
 	return BLK_STS_OK;
 }
 
+static void tornblk_report_cut(struct tornblk_dev *dev, const char *why)
+{
+	pr_info("tornblk: %s: power cut (%s): %llu cached writes, %llu torn, units %llu kept %llu lost, atomic %llu kept %llu lost\n",
+		dev->name, why, dev->stats.cut_writes, dev->stats.cut_writes_torn,
+		dev->stats.cut_units_persisted, dev->stats.cut_units_dropped,
+		dev->stats.cut_atomic_persisted, dev->stats.cut_atomic_dropped);
+}
+
 static blk_status_t tornblk_write(struct tornblk_dev *dev, struct bio *bio)
 {
 	u32 len = bio->bi_iter.bi_size, off = 0;
@@ -81,6 +89,17 @@ static blk_status_t tornblk_write(struct tornblk_dev *dev, struct bio *bio)
 	tornblk_stats_write(dev, bio->bi_iter.bi_sector, len, atomic);
 	if (fua)
 		dev->stats.fua_writes++;
+	/*
+	 * An armed cut strikes right after the device acknowledged the
+	 * chosen write: a point in the I/O stream rather than in time, so
+	 * that a test can land it among the writes it cares about.
+	 */
+	if (dev->cut_after_writes && !--dev->cut_after_writes) {
+		if (tornblk_power_cut(dev))
+			pr_warn("tornblk: %s: out of memory during the power cut\n",
+				dev->name);
+		tornblk_report_cut(dev, "armed write count reached");
+	}
 	return BLK_STS_OK;
 }
 
@@ -224,10 +243,7 @@ static int tornblk_set_power(struct tornblk_dev *dev, bool on)
 		dev->powered = true;
 	} else if (!on && dev->powered) {
 		ret = tornblk_power_cut(dev);
-		pr_info("tornblk: %s: power cut: %llu cached writes, %llu torn, units %llu kept %llu lost, atomic %llu kept %llu lost\n",
-			dev->name, dev->stats.cut_writes, dev->stats.cut_writes_torn,
-			dev->stats.cut_units_persisted, dev->stats.cut_units_dropped,
-			dev->stats.cut_atomic_persisted, dev->stats.cut_atomic_dropped);
+		tornblk_report_cut(dev, "power=0");
 	}
 	mutex_unlock(&dev->lock);
 	return ret;
@@ -337,6 +353,7 @@ TORNBLK_ATTR(write_cache, tornblk_check_fixed);
 TORNBLK_ATTR(fua, tornblk_check_fixed);
 TORNBLK_ATTR(seed, tornblk_check_any);
 TORNBLK_ATTR(persist_pct, tornblk_check_pct);
+TORNBLK_ATTR(cut_after_writes, tornblk_check_any);
 
 static ssize_t tornblk_power_show(struct config_item *item, char *page)
 {
@@ -374,6 +391,7 @@ static struct configfs_attribute *tornblk_attrs[] = {
 	&tornblk_attr_fua,
 	&tornblk_attr_seed,
 	&tornblk_attr_persist_pct,
+	&tornblk_attr_cut_after_writes,
 	&tornblk_attr_power,
 	NULL,
 };

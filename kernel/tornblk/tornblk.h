@@ -63,6 +63,7 @@ struct tornblk_dev {
 	/* may change at any time: they only matter at the next cut */
 	u64 seed;
 	u32 persist_pct;
+	u64 cut_after_writes;	/* armed: cut right after this many more writes */
 
 	/* runtime, under @lock */
 	struct mutex lock;
