@@ -1,0 +1,176 @@
+# shellcheck shell=bash
+# PostgreSQL on tornblk + XFS inside the guest: the four configurations of
+# ../shared/design.md, one prepared cluster template, server start/stop and
+# sysbench.  Sourced by bench.sh and crash.sh (after testlib.sh).
+#
+# Layout: the data directory on /dev/pg, the device under test (XFS block,
+# pawu and atomic unit from the configuration); pg_wal on its own device
+# /dev/pgwal (XFS 4k, pawu 4k), as on a server with a separate WAL volume.
+# Commits then flush only the WAL device, and the data device's volatile
+# cache holds what the checkpointer wrote until the checkpoint's fsyncs,
+# which is the window where a torn data page can happen.  A power cut
+# takes both devices.
+
+PGBIN=/usr/lib/postgresql/15/bin
+PGSOCK=/tmp
+WL_DEV=pg                 # tornblk device names: /dev/pg, /dev/pgwal
+WL_WALDEV=pgwal
+WL_MNT=/mnt/pg
+WL_WALMNT=/mnt/pgwal
+WL_DATA=$WL_MNT/data
+WL_TEMPLATE=/tmp/pg-template
+WL_TABLES=${WL_TABLES:-4}
+WL_TABLE_SIZE=${WL_TABLE_SIZE:-20000}
+WL_THREADS=${WL_THREADS:-4}
+WL_LOG=/tmp/pg.log
+WL_LUA_DIR=/lbs/src/workloads
+
+# wl_config NAME: XFS block, device pawu, REQ_ATOMIC unit, full_page_writes.
+wl_config() {
+	case $1 in
+	baseline) WL_XFS_BS=4096 WL_PAWU=4096 WL_ATOMIC=0 WL_FPW=on ;;
+	unsafe) WL_XFS_BS=4096 WL_PAWU=4096 WL_ATOMIC=0 WL_FPW=off ;;
+	lbs-atomic) WL_XFS_BS=16384 WL_PAWU=16384 WL_ATOMIC=16384 WL_FPW=off ;;
+	lbs-only) WL_XFS_BS=16384 WL_PAWU=4096 WL_ATOMIC=0 WL_FPW=off ;;
+	*) t_fail "unknown configuration '$1' (baseline, unsafe, lbs-atomic, lbs-only)" ;;
+	esac
+	WL_CONFIG=$1
+}
+
+as_pg() { runuser -u postgres -- "$@"; }
+psql_q() { as_pg psql -h "$PGSOCK" -U postgres -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+
+# The settings every configuration shares; only full_page_writes differs.
+wl_pg_settings() {
+	cat <<EOF
+# --- lbs demo (workloads/lib.sh) ---
+listen_addresses = ''              # unix socket only
+unix_socket_directories = '$PGSOCK'
+max_connections = 20
+shared_buffers = 64MB              # the whole data set fits: pages leave
+                                   # through checkpoints, not evictions
+checkpoint_timeout = 30s           # the minimum: several checkpoints per run,
+                                   # so full-page images matter
+checkpoint_completion_target = 0.9
+max_wal_size = 1GB                 # checkpoints come from the timer only
+min_wal_size = 80MB
+wal_compression = off
+synchronous_commit = on            # a commit the client saw is durable
+fsync = on
+autovacuum = off                   # repeatable short runs
+log_checkpoints = on
+full_page_writes = $WL_FPW
+EOF
+}
+
+# wl_template: initdb -k and sysbench prepare once per boot, on tmpfs.
+wl_template() {
+	[ -f "$WL_TEMPLATE/PG_VERSION" ] && return 0
+	t_log "preparing the cluster template: initdb -k, $WL_TABLES tables x $WL_TABLE_SIZE rows"
+	rm -rf "$WL_TEMPLATE"
+	install -d -o postgres -g postgres "$WL_TEMPLATE"
+	as_pg "$PGBIN/initdb" -k -A trust -U postgres -D "$WL_TEMPLATE" >/tmp/initdb.log 2>&1 ||
+		{ cat /tmp/initdb.log; t_fail "initdb failed"; }
+	WL_FPW=on wl_pg_settings >>"$WL_TEMPLATE/postgresql.conf"
+	as_pg "$PGBIN/pg_ctl" -D "$WL_TEMPLATE" -l "$WL_LOG" -w -t 120 start >/dev/null ||
+		{ tail -n 20 "$WL_LOG"; t_fail "template server did not start"; }
+	psql_q -c "CREATE DATABASE sbtest" || t_fail "CREATE DATABASE failed"
+	psql_q -d sbtest -c "CREATE EXTENSION amcheck" -c "CREATE EXTENSION pg_buffercache" \
+		-c "CREATE TABLE ledger (tid int, seq int, PRIMARY KEY (tid, seq))" ||
+		t_fail "template schema failed"
+	wl_sysbench oltp_write_only prepare >/tmp/prepare.log 2>&1 ||
+		{ tail -n 20 /tmp/prepare.log; t_fail "sysbench prepare failed"; }
+	psql_q -d sbtest -c "VACUUM ANALYZE" || t_fail "VACUUM failed"
+	as_pg "$PGBIN/pg_ctl" -D "$WL_TEMPLATE" -w -t 120 stop >/dev/null || t_fail "template stop failed"
+	t_log "template ready: $(du -sm "$WL_TEMPLATE" | cut -f1) MB"
+}
+
+# wl_device: fresh data and WAL devices for $WL_CONFIG with XFS and the
+# template cluster on them, all durable.
+wl_device() {
+	local attrs=(size_mb=1024 cache_mb=512 logical_block_size=4096
+		physical_block_size="$WL_PAWU" pawu="$WL_PAWU" seed="${WL_SEED:-1}")
+	[ "$WL_ATOMIC" -eq 0 ] || attrs+=(atomic_unit_min=4096 atomic_unit_max="$WL_ATOMIC")
+	[ -d "$TB_CFG/$WL_DEV" ] && wl_device_remove
+	t_tornblk_create "$WL_DEV" "${attrs[@]}" >/dev/null
+	t_tornblk_create "$WL_WALDEV" size_mb=1024 cache_mb=256 pawu=4096 seed="${WL_SEED:-1}" >/dev/null
+	t_mkfs_xfs "/dev/$WL_DEV" "$WL_XFS_BS" -s size=4096
+	t_mkfs_xfs "/dev/$WL_WALDEV" 4096 -s size=4096
+	wl_mount_all || t_fail "mounting the fresh devices failed"
+	cp -a "$WL_TEMPLATE" "$WL_DATA" || t_fail "copying the template failed"
+	mv "$WL_DATA/pg_wal" "$WL_WALMNT/pg_wal" && ln -s "$WL_WALMNT/pg_wal" "$WL_DATA/pg_wal" ||
+		t_fail "moving pg_wal to $WL_WALMNT failed"
+	sed -i "s/^full_page_writes = .*/full_page_writes = $WL_FPW/" "$WL_DATA/postgresql.conf"
+	sync
+}
+
+wl_mount_all() {
+	mkdir -p "$WL_MNT" "$WL_WALMNT"
+	mount "/dev/$WL_DEV" "$WL_MNT" 2>/tmp/mount.err &&
+		mount "/dev/$WL_WALDEV" "$WL_WALMNT" 2>>/tmp/mount.err
+}
+
+# (mountpoint(1) stats the directory, which fails on a shut-down XFS.)
+wl_umount_all() {
+	local m
+	for m in "$WL_MNT" "$WL_WALMNT"; do
+		if awk -v m="$m" '$2 == m { f = 1 } END { exit !f }' /proc/mounts; then
+			umount "$m" || t_fail "umount $m failed"
+		fi
+	done
+}
+
+wl_device_remove() {
+	wl_umount_all
+	t_tornblk_remove "$WL_DEV"
+	t_tornblk_remove "$WL_WALDEV"
+}
+
+# wl_power_cut_all: the WAL device loses power too (the data device may
+# already be off through its armed cut).
+wl_power_cut_all() {
+	local d p
+	for d in "$WL_DEV" "$WL_WALDEV"; do
+		read -r p <"$TB_CFG/$d/power"
+		[ "$p" = 0 ] || t_tornblk_cut "$d"
+	done
+}
+wl_power_on_all() { t_tornblk_on "$WL_DEV"; t_tornblk_on "$WL_WALDEV"; }
+
+wl_pg_start() { # returns pg_ctl's status (recovery may fail after a crash)
+	as_pg "$PGBIN/pg_ctl" -D "$WL_DATA" -l "$WL_LOG" -w -t 300 start >/dev/null
+}
+wl_pg_stop() { as_pg "$PGBIN/pg_ctl" -D "$WL_DATA" -w -t 120 -m fast stop >/dev/null; }
+
+# wl_pg_kill: what is left of the server after a power cut, gone for good.
+wl_pg_kill() {
+	local tries=100
+	pkill -9 -u postgres || true
+	while pgrep -u postgres >/dev/null && [ $tries -gt 0 ]; do
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	! pgrep -u postgres >/dev/null || t_fail "postgres processes survive kill -9"
+}
+
+# wl_sysbench TEST COMMAND [ARGS...]: sysbench against the sbtest database.
+wl_sysbench() {
+	local test=$1
+	shift
+	sysbench "$test" --db-driver=pgsql --pgsql-host="$PGSOCK" --pgsql-user=postgres \
+		--pgsql-db=sbtest --tables="$WL_TABLES" --table-size="$WL_TABLE_SIZE" \
+		--threads="$WL_THREADS" "$@"
+}
+
+# wl_ledger_start LOG SECONDS: one client inserting (tid, seq) rows, each in
+# its own transaction; after COMMIT returns it appends "tid seq" to LOG.
+# sysbench's pgsql driver may segfault when the server dies under it; the
+# subshell keeps bash's report of that in the output file.
+wl_ledger_start() {
+	(LEDGER_LOG=$1 exec sysbench "$WL_LUA_DIR/ledger.lua" --db-driver=pgsql \
+		--pgsql-host="$PGSOCK" --pgsql-user=postgres --pgsql-db=sbtest --threads=1 \
+		--time="$2" run) >/tmp/ledger.out 2>&1 &
+	WL_LEDGER_PID=$!
+}
+
+tb_stat() { t_tornblk_stat "$WL_DEV" "$1"; }
