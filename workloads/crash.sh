@@ -1,6 +1,7 @@
 #!/bin/bash
 # Crash-and-verify loop for one configuration (runs in the guest).
 # Usage: crash.sh CONFIG [--cycles N] [--seed S] [--out DIR] [--check]
+#                 [--until-corrupt]
 #
 # Each cycle: fresh tornblk devices with XFS and the prepared cluster (data
 # on the device under test, WAL on its own; see lib.sh); sysbench
@@ -15,6 +16,8 @@
 # --check applies the expectations: baseline and lbs-atomic never corrupt and
 # never lose a commit; unsafe and lbs-only (the controls) must show
 # corruption in at least one cycle, or the loop is not biting.
+# --until-corrupt stops at the first corrupt cycle (for the controls: at
+# most N cycles to show that the loop bites).
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh
 # shellcheck source=workloads/lib.sh
@@ -22,13 +25,14 @@
 
 config=${1:?usage: crash.sh CONFIG [--cycles N] [--seed S] [--out DIR] [--check]}
 shift
-cycles=3 seed=1 out=/lbs-out check=0
+cycles=3 seed=1 out=/lbs-out check=0 until=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cycles) cycles=${2:?}; shift 2 ;;
 	--seed) seed=${2:?}; shift 2 ;;
 	--out) out=${2:?}; shift 2 ;;
 	--check) check=1; shift ;;
+	--until-corrupt) until=1; shift ;;
 	*) t_fail "unknown argument '$1'" ;;
 	esac
 done
@@ -113,15 +117,19 @@ cycle() {
 		"commits seen $seen lost $lost: $verdict"
 	echo "$(uname -r),$config,$WL_XFS_BS,$WL_PAWU,$WL_ATOMIC,$WL_FPW,$c,$cseed,$cut,$n,$cached,$torn,$mount,$recovery,$am_rc,$am_err,$bad,$seen,$lost,$verdict" >>"$csv"
 	VERDICTS+=("$verdict")
+	TORN_TOTAL=$((TORN_TOTAL + torn))
 	wl_pg_kill
 	wl_device_remove
 }
 
 VERDICTS=()
+TORN_TOTAL=0
 for c in $(seq 1 "$cycles"); do
 	t_log "cycle $c of $cycles ($config: XFS $WL_XFS_BS, pawu $WL_PAWU, atomic $WL_ATOMIC, full_page_writes $WL_FPW)"
 	cycle "$c"
+	case ${VERDICTS[-1]} in corrupt*) [ "$until" -eq 0 ] || break ;; esac
 done
+cycles=${#VERDICTS[@]}
 corrupt=0 lost=0
 for v in "${VERDICTS[@]}"; do
 	case $v in corrupt*) corrupt=$((corrupt + 1)) ;; esac
@@ -134,6 +142,7 @@ if [ "$check" -eq 1 ]; then
 	baseline | lbs-atomic)
 		[ "$corrupt" -eq 0 ] || t_fail "$config must never corrupt: $summary"
 		[ "$lost" -eq 0 ] || t_fail "$config must never lose a commit: $summary"
+		[ "$TORN_TOTAL" -gt 0 ] || t_fail "no write was torn at any cut: these cycles tested nothing"
 		;;
 	unsafe | lbs-only)
 		[ "$corrupt" -gt 0 ] || t_fail "control $config never showed corruption: the loop is not biting"

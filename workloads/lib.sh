@@ -25,7 +25,9 @@ WL_THREADS=${WL_THREADS:-4}
 WL_LOG=/tmp/pg.log
 WL_LUA_DIR=/lbs/src/workloads
 
-# wl_config NAME: XFS block, device pawu, REQ_ATOMIC unit, full_page_writes.
+# wl_config NAME: XFS block, device pawu, REQ_ATOMIC unit, full_page_writes
+# (WL_XFS_BS, WL_PAWU, WL_ATOMIC, WL_FPW; WL_CONFIG is the name).
+# shellcheck disable=SC2034  # used by the scripts that source this file
 wl_config() {
 	case $1 in
 	baseline) WL_XFS_BS=4096 WL_PAWU=4096 WL_ATOMIC=0 WL_FPW=on ;;
@@ -98,8 +100,8 @@ wl_device() {
 	t_mkfs_xfs "/dev/$WL_WALDEV" 4096 -s size=4096
 	wl_mount_all || t_fail "mounting the fresh devices failed"
 	cp -a "$WL_TEMPLATE" "$WL_DATA" || t_fail "copying the template failed"
-	mv "$WL_DATA/pg_wal" "$WL_WALMNT/pg_wal" && ln -s "$WL_WALMNT/pg_wal" "$WL_DATA/pg_wal" ||
-		t_fail "moving pg_wal to $WL_WALMNT failed"
+	mv "$WL_DATA/pg_wal" "$WL_WALMNT/pg_wal" || t_fail "moving pg_wal to $WL_WALMNT failed"
+	ln -s "$WL_WALMNT/pg_wal" "$WL_DATA/pg_wal" || t_fail "linking pg_wal failed"
 	sed -i "s/^full_page_writes = .*/full_page_writes = $WL_FPW/" "$WL_DATA/postgresql.conf"
 	sync
 }
@@ -166,6 +168,7 @@ wl_sysbench() {
 # its own transaction; after COMMIT returns it appends "tid seq" to LOG.
 # sysbench's pgsql driver may segfault when the server dies under it; the
 # subshell keeps bash's report of that in the output file.
+# shellcheck disable=SC2034  # WL_LEDGER_PID is for the caller
 wl_ledger_start() {
 	(LEDGER_LOG=$1 exec sysbench "$WL_LUA_DIR/ledger.lua" --db-driver=pgsql \
 		--pgsql-host="$PGSOCK" --pgsql-user=postgres --pgsql-db=sbtest --threads=1 \
