@@ -93,10 +93,21 @@ def cell(s, digits=0):
     return f"{fmt(s['median'], digits)} ({fmt(s['min'], digits)}–{fmt(s['max'], digits)})"
 
 
-def ratio(a, b):
-    if not a or not b or not b["median"]:
-        return None
-    return a["median"] / b["median"]
+def rep_ratios(rows):
+    """Median over repetitions of config/baseline, both from the same repetition."""
+    by = {}
+    for r in rows:
+        by[(r["workload"], r["rep"], r["config"])] = r
+    out = {}
+    for (w, rep, c), r in by.items():
+        b = by.get((w, rep, "baseline"))
+        if not b:
+            continue
+        for m in ("tps", "wal_bytes_per_txn"):
+            x, y = num(r[m]), num(b[m])
+            if x is not None and y:
+                out.setdefault((w, c, m), []).append(x / y)
+    return {k: statistics.median(v) for k, v in out.items()}
 
 
 def gnuplot(script):
@@ -169,6 +180,7 @@ def main():
     if not bench_rows and not crash_rows:
         sys.exit(f"report.py: no bench.csv or crash.csv under {rdir}")
     bench = summarize_bench(bench_rows)
+    ratios = rep_ratios(bench_rows)
     crash = summarize_crash(crash_rows)
     workloads = sorted({r["workload"] for r in bench_rows})
 
@@ -222,13 +234,14 @@ def main():
         L.append("## Throughput and write volume\n")
         L.append(f"sysbench, {r0['tables']} tables x {r0['table_size']} rows, {r0['threads']} threads, "
                  f"{r0['seconds']} s measured after a warm-up, {reps} repetitions per cell, "
-                 "configurations interleaved in rotating order in one boot.  Cells show the median "
-                 "and (min–max); ratios are medians against baseline from the same run.  WAL and "
+"configurations interleaved in rotating order in one boot.  Cells show the median "
+                 "and (min–max) over repetitions.  Ratios are the median of per-repetition ratios "
+                 "(each configuration against baseline in the same repetition), which cancels the "
+                 "machine's drift between repetitions that the min–max ranges show.  WAL and "
                  "full-page images come from `pg_stat_wal`, checkpoints from `pg_stat_bgwriter`, "
                  "device bytes from tornblk's counter for the data device (including the writeback "
                  "of what the run dirtied, forced by the clean stop).\n")
         for w in workloads:
-            base = bench.get((w, "baseline"), {})
             L.append(f"### {w}\n")
             L.append("| configuration | TPS | TPS vs baseline | p95 ms | p99 ms | WAL bytes/txn | "
                      "WAL vs baseline | FPI/txn | data device bytes/txn | checkpoints |")
@@ -237,8 +250,8 @@ def main():
                 s = bench.get((w, c))
                 if not s:
                     continue
-                tr = ratio(s["tps"], base.get("tps"))
-                wr = ratio(s["wal_bytes_per_txn"], base.get("wal_bytes_per_txn"))
+                tr = ratios.get((w, c, "tps"))
+                wr = ratios.get((w, c, "wal_bytes_per_txn"))
                 L.append(f"| {c} | {cell(s['tps'], 1)} | {fmt(tr, 2) + 'x' if tr else 'n/a'} | "
                          f"{cell(s['lat_p95_ms'], 1)} | {cell(s['lat_p99_ms'], 1)} | "
                          f"{cell(s['wal_bytes_per_txn'])} | {fmt(wr, 2) + 'x' if wr else 'n/a'} | "
@@ -270,7 +283,7 @@ def main():
         L.append("")
         L.append(f"![crash.png]({rel}/crash.png)\n")
     L.append("## What it means\n")
-    L += meaning(bench, crash, workloads)
+    L += meaning(bench, ratios, crash, workloads)
     L.append("## Caveats\n")
     L.append("- The device is emulated (tornblk, RAM): its power-fail model is the one described "
              "above, not any real drive's.  A drive that claims a 16k atomic unit has to really "
@@ -288,17 +301,23 @@ def main():
         f.write("\n".join(L) + "\n")
 
 
-def meaning(bench, crash, workloads):
+def meaning(bench, ratios, crash, workloads):
     L = []
     for w in workloads:
         b, a = bench.get((w, "baseline")), bench.get((w, "lbs-atomic"))
         if b and a:
-            tr = ratio(a["tps"], b["tps"])
-            wr = ratio(a["wal_bytes_per_txn"], b["wal_bytes_per_txn"])
+            tr = ratios.get((w, "lbs-atomic", "tps"))
+            wr = ratios.get((w, "lbs-atomic", "wal_bytes_per_txn"))
             L.append(f"- {w}: lbs-atomic ran at {fmt(tr, 2)}x baseline's TPS and wrote "
                      f"{fmt(wr, 2)}x its WAL per transaction "
                      f"({fmt(a['fpi_per_txn']['median'], 2)} vs {fmt(b['fpi_per_txn']['median'], 2)} "
                      "full-page images per transaction).")
+            u = bench.get((w, "unsafe"))
+            if u:
+                L.append(f"  Its data device took {fmt(a['data_dev_bytes_per_txn']['median'])} bytes per "
+                         f"transaction against {fmt(u['data_dev_bytes_per_txn']['median'])} for unsafe "
+                         "(same settings on 4k blocks): the price of 16k blocks, whose writeback "
+                         "writes a whole 16k block for each dirty 8k page.")
     for c in CONFIGS:
         s = crash.get(c)
         if not s:
@@ -312,8 +331,11 @@ def meaning(bench, crash, workloads):
                          " in it, persisted whole or not at all.")
                         if s['meets_expectation'] else " — THIS VIOLATES THE EXPECTATION."))
         else:
+            why = ("without full-page writes on 4k blocks, torn pages are found" if c == "unsafe"
+                   else "16k blocks on a device that only keeps 4k units whole tear pages too: "
+                   "LBS alone is not enough")
             L.append(f"- {c}: {s['corrupt']} of {s['cycles']} cycles corrupt"
-                     + (" — the loop bites: without the protection, torn pages are found." if
+                     + (f" — the loop bites: {why}." if
                         s['meets_expectation'] else
                         " — the control never showed corruption: this run does not prove the claim."))
     L.append("")
