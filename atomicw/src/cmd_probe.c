@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <liburing.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 
 #include "cmds.h"
 #include "compat.h"
+#include "ring.h"
 #include "util.h"
 
 #define PROBE_MAX_IOV 64
@@ -50,35 +50,19 @@ static void split_iov(struct iovec *iov, unsigned int n, char *buf, size_t len)
 	}
 }
 
-/* Returns bytes written or -errno. */
+/* Returns bytes written or -errno; -1000 when io_uring itself failed. */
 static long write_uring(int fd, const struct iovec *iov, unsigned int n, uint64_t off)
 {
-	struct io_uring ring;
-	struct io_uring_sqe *sqe;
-	struct io_uring_cqe *cqe;
-	long res;
-	int ret = io_uring_queue_init(2, &ring, 0);
+	struct aw_ring r;
+	uint64_t tag;
+	int res = -1000;
 
-	if (ret < 0) {
-		fprintf(stderr, "atomicw probe: io_uring_queue_init: %s\n", strerror(-ret));
-		return -1000; /* not a kernel answer about the write */
-	}
-	sqe = io_uring_get_sqe(&ring);
-	io_uring_prep_writev(sqe, fd, iov, n, off);
-	sqe->rw_flags = RWF_ATOMIC;
-	ret = io_uring_submit(&ring);
-	if (ret == 1)
-		ret = io_uring_wait_cqe(&ring, &cqe);
-	else if (ret >= 0)
-		ret = -EIO;
-	if (ret < 0) {
-		fprintf(stderr, "atomicw probe: io_uring submit/wait: %s\n", strerror(-ret));
-		io_uring_queue_exit(&ring);
+	if (aw_ring_init(&r, 1))
 		return -1000;
-	}
-	res = cqe->res;
-	io_uring_cqe_seen(&ring, cqe);
-	io_uring_queue_exit(&ring);
+	if (aw_ring_writev(&r, fd, iov, n, off, RWF_ATOMIC, 0) == 0 &&
+	    aw_ring_submit(&r) == 0 && aw_ring_reap(&r, &tag, &res))
+		res = -1000;
+	aw_ring_exit(&r);
 	return res;
 }
 

@@ -45,6 +45,20 @@ int aw_ring_write(struct aw_ring *r, int fd, const void *buf, uint32_t len,
 	return 0;
 }
 
+int aw_ring_writev(struct aw_ring *r, int fd, const struct iovec *iov,
+		   unsigned int nr, uint64_t off, int rw_flags, uint64_t tag)
+{
+	struct io_uring_sqe *sqe = get_sqe(r);
+
+	if (!sqe)
+		return -1;
+	io_uring_prep_writev(sqe, fd, iov, nr, off);
+	sqe->rw_flags = rw_flags;
+	io_uring_sqe_set_data64(sqe, tag);
+	r->inflight++;
+	return 0;
+}
+
 int aw_ring_fsync(struct aw_ring *r, int fd, uint64_t tag)
 {
 	struct io_uring_sqe *sqe = get_sqe(r);

@@ -18,6 +18,9 @@ void aw_ring_exit(struct aw_ring *r);
 /* Queue a write (rw_flags: 0 or RWF_ATOMIC) or an fsync; submit separately. */
 int aw_ring_write(struct aw_ring *r, int fd, const void *buf, uint32_t len,
 		  uint64_t off, int rw_flags, uint64_t tag);
+/* The same from an iovec array (IORING_OP_WRITEV). */
+int aw_ring_writev(struct aw_ring *r, int fd, const struct iovec *iov,
+		   unsigned int nr, uint64_t off, int rw_flags, uint64_t tag);
 int aw_ring_fsync(struct aw_ring *r, int fd, uint64_t tag);
 int aw_ring_submit(struct aw_ring *r);
 
