@@ -35,7 +35,7 @@ enum {
 	OPT_QD = 'q', OPT_COUNT = 'c', OPT_TIME = 't', OPT_FSYNC = 'f',
 	OPT_SEED = 's', OPT_ATOMIC = 'a', OPT_VERBOSE = 'v', OPT_HELP = 'h',
 	OPT_CREATE = 256, OPT_CSV, OPT_JSON, OPT_MODES, OPT_ROUNDS, OPT_GEN_BASE,
-	OPT_IOVECS, OPT_BUFFERED, OPT_URING,
+	OPT_IOVECS, OPT_BUFFERED, OPT_URING, OPT_UNIT,
 };
 
 #define C_W (1u << AW_CMD_WRITE)
@@ -66,6 +66,7 @@ static const struct option longopts[] = {
 	{ "iovecs", required_argument, NULL, OPT_IOVECS },
 	{ "buffered", no_argument, NULL, OPT_BUFFERED },
 	{ "uring", no_argument, NULL, OPT_URING },
+	{ "unit", required_argument, NULL, OPT_UNIT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -74,7 +75,7 @@ static const unsigned int opt_cmds[] = {
 	C_W | C_V, C_W | C_V | C_B | C_P, C_W | C_V | C_B, C_W | C_V | C_B | C_P,
 	C_W | C_B, C_W | C_B, C_W | C_B, C_W, C_W | C_B | C_P, C_W, C_W | C_V, C_ALL,
 	C_W | C_B | C_P, C_B, C_B, C_B, C_B, C_W,
-	C_P, C_P, C_P,
+	C_P, C_P, C_P, C_V,
 };
 
 _Static_assert(sizeof(opt_cmds) / sizeof(opt_cmds[0]) ==
@@ -116,6 +117,9 @@ static int validate(struct aw_opts *o, char *err, size_t len)
 				    (unsigned long long)o->iovecs);
 		return 0;
 	}
+	if (o->unit && (o->unit % AW_SECTOR || !aw_is_pow2(o->unit) || o->unit > (1u << 20)))
+		return errf(err, len, "--unit %llu must be a power of two from 512 to 1m",
+			    (unsigned long long)o->unit);
 	if (o->cmd == AW_CMD_VERIFY && o->journal && !o->block_size)
 		return 0; /* geometry comes from the journal */
 	if (!o->block_size)
@@ -192,6 +196,7 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 		case OPT_BUFFERED: o->buffered = 1; break;
 		case OPT_URING: o->uring = 1; break;
 		case OPT_IOVECS: if (num(optarg, name, &o->iovecs, 0, err, len)) return -1; break;
+		case OPT_UNIT: if (num(optarg, name, &o->unit, 1, err, len)) return -1; break;
 		case OPT_HELP: o->help = 1; return 0;
 		case OPT_BS: if (num(optarg, name, &o->block_size, 1, err, len)) return -1; break;
 		case OPT_BLOCKS: if (num(optarg, name, &o->blocks, 0, err, len)) return -1; break;

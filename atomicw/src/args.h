@@ -30,6 +30,7 @@ struct aw_opts {
 	uint64_t rounds;   /* bench: interleaved rounds per mode */
 	uint64_t gen_base; /* write: first generation - 1; 0 = wall clock */
 	uint64_t iovecs;   /* probe: split the buffer into this many iovecs */
+	uint64_t unit;	   /* verify: also count torn pieces of this size */
 	int buffered;	   /* probe: no O_DIRECT */
 	int uring;	   /* probe: io_uring instead of pwritev2 */
 	int atomic;

@@ -36,7 +36,7 @@ int aw_cmd_verify(const struct aw_opts *o)
 	struct aw_journal_state js = { 0 };
 	struct aw_target t;
 	struct aw_tally tally = { 0 };
-	uint64_t bs, nblocks, base, shown = 0;
+	uint64_t bs, nblocks, base, shown = 0, torn_units = 0;
 	unsigned char *buf = NULL;
 	int have_journal = o->journal != NULL, ret = 1;
 
@@ -53,6 +53,11 @@ int aw_cmd_verify(const struct aw_opts *o)
 		fprintf(stderr, "atomicw: %s (%" PRIu64 " bytes) is smaller than %" PRIu64
 			" blocks of %" PRIu64 " at %" PRIu64 "\n", o->path, t.size, nblocks, bs,
 			base);
+		goto out;
+	}
+	if (o->unit > bs) {
+		fprintf(stderr, "atomicw: --unit %" PRIu64 " is larger than the block size %" PRIu64
+			"\n", o->unit, bs);
 		goto out;
 	}
 	buf = aw_alloc_aligned(CHUNK > bs ? CHUNK : bs);
@@ -76,6 +81,9 @@ int aw_cmd_verify(const struct aw_opts *o)
 
 			tally.n[v]++;
 			tally.lost += (uint64_t)lost;
+			if (o->unit && c.state == AW_BLK_TORN)
+				torn_units += aw_count_torn_units(buf + i * bs, (uint32_t)bs, b,
+								  (uint32_t)o->unit);
 			if (v != AW_V_UNWRITTEN && v != AW_V_INTACT_NEW && v != AW_V_INTACT_OLD &&
 			    (o->verbose || shown++ < SHOW_MAX))
 				report_block(b, v, &c, e);
@@ -85,6 +93,8 @@ int aw_cmd_verify(const struct aw_opts *o)
 	for (int v = 0; v < AW_V_NR; v++)
 		printf(" %s=%" PRIu64, aw_verdict_name((enum aw_verdict)v), tally.n[v]);
 	printf(" missing-durable=%" PRIu64, tally.lost);
+	if (o->unit)
+		printf(" torn-units=%" PRIu64 " (unit %" PRIu64 ")", torn_units, o->unit);
 	if (have_journal)
 		printf(" (journal: %" PRIu64 " records, %" PRIu64 " fsyncs)", js.records,
 		       js.fsyncs);

@@ -150,6 +150,29 @@ struct aw_block_class aw_classify_block(const void *buf, uint32_t block_size,
 	return c;
 }
 
+uint32_t aw_count_torn_units(const void *buf, uint32_t block_size, uint64_t block,
+			     uint32_t unit)
+{
+	uint32_t per = unit / AW_SECTOR, nsec = block_size / AW_SECTOR, torn = 0;
+
+	for (uint32_t u = 0; u + per <= nsec; u += per) {
+		uint64_t first = 0, gen;
+		int seen = 0, mixed = 0;
+
+		for (uint32_t s = u; s < u + per && !mixed; s++) {
+			if (aw_check_sector((const unsigned char *)buf + (size_t)s * AW_SECTOR,
+					    block, s, block_size, &gen) == AW_SEC_BAD)
+				continue;
+			if (!seen)
+				first = gen;
+			seen = 1;
+			mixed = gen != first;
+		}
+		torn += (uint32_t)mixed;
+	}
+	return torn;
+}
+
 const char *aw_block_state_name(enum aw_block_state s)
 {
 	switch (s) {

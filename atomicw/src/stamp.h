@@ -49,6 +49,16 @@ enum aw_sector_state aw_check_sector(const void *sec, uint64_t block,
 struct aw_block_class aw_classify_block(const void *buf, uint32_t block_size,
 					uint64_t block);
 
+/*
+ * Count the unit-sized, unit-aligned pieces of a block that hold sectors of
+ * more than one write (a zero sector counts as a write of its own).  A
+ * device whose power-fail unit is `unit` must never produce one.  Bad
+ * sectors are left to aw_classify_block().  unit: a multiple of AW_SECTOR
+ * that divides block_size.
+ */
+uint32_t aw_count_torn_units(const void *buf, uint32_t block_size, uint64_t block,
+			     uint32_t unit);
+
 const char *aw_block_state_name(enum aw_block_state s);
 
 #endif

@@ -68,6 +68,9 @@ static const char verify_help[] =
 "  -n, --blocks N        blocks (without a journal; default: all that fit)\n"
 "  -o, --offset O        byte offset of block 0 (without a journal)\n"
 "  -v, --verbose         one line per block that is not intact\n"
+"      --unit U          also count torn-units: U-aligned pieces of U bytes\n"
+"                        holding sectors of different writes.  A device that\n"
+"                        persists U bytes at a time must show none.\n"
 "\n"
 "exit: 0 nothing torn, corrupt or lost; 1 bad usage or I/O error;\n"
 "otherwise 16 + 1 (torn) + 2 (corrupt) + 4 (lost durable data).\n";

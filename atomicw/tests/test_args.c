@@ -47,6 +47,11 @@ int main(void)
 	CHECK(PARSE("write", "x", "-b", "16k", "-j", "j", "-t", "5x") == -1 &&
 	      said("not a duration"));
 	CHECK(PARSE("verify", "x", "--qd", "4") == -1 && said("does not take --qd"));
+	CHECK(PARSE("verify", "x", "--journal", "j", "--unit", "16k") == 0 && o.unit == 16384);
+	CHECK(PARSE("verify", "x", "--journal", "j", "--unit", "3000") == -1 &&
+	      said("--unit 3000 must be a power of two"));
+	CHECK(PARSE("write", "x", "--journal", "j", "-b", "4k", "--unit", "4k") == -1 &&
+	      said("does not take --unit"));
 	CHECK(PARSE("info", "x", "--atomic") == -1 && said("does not take --atomic"));
 	CHECK(PARSE("write", "x", "y", "-b", "16k", "-j", "j") == -1 && said("unexpected"));
 	CHECK(PARSE("write", "x", "--bogus") == -1 && said("unknown option"));

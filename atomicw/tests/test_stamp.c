@@ -103,6 +103,33 @@ static void test_generations_differ(void)
 		CHECK(memcmp(a + s * AW_SECTOR + 32, b + s * AW_SECTOR + 32, AW_SECTOR - 32));
 }
 
+static void test_torn_units(void)
+{
+	aw_stamp_block(a, BS, 5, 10);
+	aw_stamp_block(b, BS, 5, 11);
+	/* Torn at the 8k boundary: whole 8k and 4k pieces, one torn 16k piece. */
+	memcpy(mix, b, 8192);
+	memcpy(mix + 8192, a + 8192, BS - 8192);
+	CHECK(aw_count_torn_units(mix, BS, 5, 4096) == 0);
+	CHECK(aw_count_torn_units(mix, BS, 5, 8192) == 0);
+	CHECK(aw_count_torn_units(mix, BS, 5, BS) == 1);
+	/* Torn inside a sector run that is not unit aligned (sector 3). */
+	memcpy(mix, b, 3 * AW_SECTOR);
+	memcpy(mix + 3 * AW_SECTOR, a + 3 * AW_SECTOR, BS - 3 * AW_SECTOR);
+	CHECK(aw_count_torn_units(mix, BS, 5, 4096) == 1);
+	CHECK(aw_count_torn_units(mix, BS, 5, AW_SECTOR) == 0);
+	/* New data over never-written sectors tears too. */
+	memset(mix, 0, BS);
+	memcpy(mix + 4096, b + 4096, 2048);
+	CHECK(aw_count_torn_units(mix, BS, 5, 4096) == 1);
+	CHECK(aw_count_torn_units(mix, BS, 5, 2048) == 0);
+	/* An intact block has no torn unit at any size; bad sectors are skipped. */
+	CHECK(aw_count_torn_units(a, BS, 5, AW_SECTOR) == 0);
+	memcpy(mix, a, BS);
+	memset(mix + 100, 0xff, 8);
+	CHECK(aw_count_torn_units(mix, BS, 5, 4096) == 0);
+}
+
 int main(void)
 {
 	test_crc();
@@ -112,5 +139,6 @@ int main(void)
 	test_torn_over_zero();
 	test_corrupt();
 	test_generations_differ();
+	test_torn_units();
 	return tap_done("test_stamp");
 }
