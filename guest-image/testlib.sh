@@ -105,11 +105,12 @@ t_tornblk_stat() {
 		"/sys/kernel/debug/tornblk/$1/stats" || t_fail "no counter $2 for $1"
 }
 
-# t_verify DEV JOURNAL: run atomicw verify, print its summary, and
-# store its exit status in T_VERIFY_RC (0 clean; 16+ bits torn/corrupt/lost).
+# t_verify DEV JOURNAL [VERIFY-ARGS...]: run atomicw verify, print its
+# summary, and store its exit status in T_VERIFY_RC (0 clean; 16+ bits
+# torn/corrupt/lost).
 t_verify() {
 	T_VERIFY_RC=0
-	T_VERIFY_OUT=$("$ATOMICW" verify "$1" --journal "$2") || T_VERIFY_RC=$?
+	T_VERIFY_OUT=$("$ATOMICW" verify "$1" --journal "$2" "${@:3}") || T_VERIFY_RC=$?
 	[ "$T_VERIFY_RC" -eq 0 ] || [ "$T_VERIFY_RC" -ge 16 ] ||
 		t_fail "atomicw verify $1 failed to run (exit $T_VERIFY_RC): $T_VERIFY_OUT"
 	t_log "$(grep '^verify:' <<<"$T_VERIFY_OUT")"

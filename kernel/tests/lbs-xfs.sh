@@ -3,20 +3,33 @@
 # BLOCKSIZE bytes on a 4k-page kernel takes buffered and O_DIRECT writes of
 # unaligned file sizes, truncate, hole punching and mmap writes; the data
 # reads back identical after a remount and xfs_repair -n finds it clean.
-# Usage: lbs-xfs.sh BLOCKSIZE (needs one scratch disk of >= 1G)
+# With SECTORSIZE the filesystem lives on a tornblk device with logical
+# blocks of that size (above the page size needs patches 0007-0013) and is
+# made with -s size=SECTORSIZE; O_DIRECT then works in whole sectors.
+# Usage: lbs-xfs.sh BLOCKSIZE [SECTORSIZE]
+#        (without SECTORSIZE it needs one scratch disk of >= 1G)
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh
 t_require mkfs.xfs xfs_io xfs_repair dd fallocate cmp
 
 arg=${1:?usage: lbs-xfs.sh BLOCKSIZE (e.g. 16k)}
 bs=$(numfmt --from=iec "${arg^^}") || t_fail "bad block size '$arg'"
-dev=$(t_scratch_disk 1)
+mkfs_args=()
+if [ -n "${2:-}" ]; then
+	ss=$(numfmt --from=iec "${2^^}") || t_fail "bad sector size '$2'"
+	dev=$(t_tornblk_create lbsdev size_mb=1024 logical_block_size="$ss" \
+		physical_block_size="$ss" pawu="$ss")
+	mkfs_args=(-s size="$ss")
+else
+	dev=$(t_scratch_disk 1)
+fi
+ss=$(blockdev --getss "$dev")
 mnt=/mnt/scratch
 ref=/tmp/ref
 page=$(getconf PAGESIZE)
-t_log "page size $page, fs block size $bs, device $dev (logical block $(blockdev --getss "$dev"))"
+t_log "page size $page, fs block size $bs, device $dev (logical block $ss)"
 
-t_mkfs_xfs "$dev" "$bs"
+t_mkfs_xfs "$dev" "$bs" "${mkfs_args[@]}"
 t_mount "$dev" "$mnt"
 seen=$(stat -f -c %S "$mnt")
 [ "$seen" -eq "$bs" ] || t_fail "statfs reports block size $seen, mkfs asked for $bs"
@@ -44,12 +57,12 @@ w $F 0 12345 0
 w $F 70001 5000 99
 w $F $((bs * 3 + 17)) 777 4242
 
-# O_DIRECT writes: sector aligned, not fs-block aligned, leaving a file size
-# that is not a multiple of the fs block.
+# O_DIRECT writes: sector aligned, not fs-block aligned (unless the sector
+# is the block), leaving a file size that is not a multiple of the fs block.
 F=direct
 w $F 0 $((bs * 4)) 0 direct
-w $F $((bs + 512)) 1536 8192 direct
-w $F $((bs * 9 + 1024)) $((bs + 2560)) 65536 direct
+w $F $((bs + ss)) $((ss * 3)) 8192 direct
+w $F $((bs * 9 + ss * 2)) $((bs + ss * 5)) 65536 direct
 both truncate -s $((bs * 10 + 3333))
 
 # Punch a block-aligned hole and check that space was given back.
@@ -96,4 +109,5 @@ dd if="$mnt/direct" of=/tmp/direct.read bs=$((bs * 11)) iflag=direct status=none
 cmp /tmp/direct.read "$ref/direct" || t_fail "O_DIRECT read differs from reference"
 umount "$mnt"
 t_xfs_check "$dev"
-t_pass "XFS with $bs-byte blocks on $page-byte pages"
+[ -z "${2:-}" ] || t_tornblk_remove lbsdev
+t_pass "XFS with $bs-byte blocks and $ss-byte sectors on $page-byte pages"

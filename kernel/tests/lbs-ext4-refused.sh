@@ -1,0 +1,42 @@
+#!/bin/bash
+# ext4 cannot use a device whose logical block size is above the page size
+# (it has no FS_LBS): an ext4 with 4k blocks copied onto a 16k-sector device
+# must not mount, and the kernel must say why (patch 0013).  The same image
+# on a 4k-sector device mounts, so the refusal is about the device.
+# shellcheck source=guest-image/testlib.sh
+. /lbs/src/guest-image/testlib.sh
+t_require mkfs.ext4 dd
+
+img=/tmp/ext4.img
+truncate -s 64M "$img"
+mkfs.ext4 -q -F -b 4096 "$img" || t_fail "mkfs.ext4 on $img failed"
+
+# put_image DEV: copy the ext4 image onto DEV.
+put_image() {
+	dd if="$img" of="$1" bs=1M oflag=direct status=none || t_fail "copying the image to $1 failed"
+}
+
+ok=$(t_tornblk_create small size_mb=64 logical_block_size=4096 pawu=4096)
+put_image "$ok"
+t_mount "$ok" /mnt/ext4
+umount /mnt/ext4
+t_log "the image mounts on a 4096-byte-sector device"
+
+big=$(t_tornblk_create big size_mb=64 logical_block_size=16384 physical_block_size=16384 \
+	pawu=16384)
+put_image "$big"
+dmesg -C
+t_expect_fail "mount of ext4 (4k blocks) on a 16k-sector device" mount -t ext4 "$big" /mnt/ext4
+msg=$(dmesg)
+t_log "kernel said: $(grep EXT4 <<<"$msg" | tr '\n' ' ')"
+grep -q "device logical block size 16384 is larger than the page size ($(getconf PAGESIZE)); ext4 cannot use this device" \
+	<<<"$msg" || t_fail "the kernel refused the mount without saying why"
+grep -q '^/dev/big ' /proc/mounts && t_fail "/dev/big is mounted after all"
+
+# mkfs.ext4 with 4k blocks on the device itself must not succeed either.
+if mkfs.ext4 -q -F -b 4096 "$big" >/tmp/mkfs.out 2>&1; then
+	t_expect_fail "mount of an ext4 made on the 16k-sector device" mount -t ext4 "$big" /mnt/ext4
+else
+	t_log "mkfs.ext4 -b 4096 on $big refused: $(tr '\n' ' ' </tmp/mkfs.out | cut -c1-160)"
+fi
+t_pass "ext4 refuses a 16k-sector device with a clear message"
