@@ -59,6 +59,20 @@ t_xfs_check() {
 	t_log "xfs_repair -n $1: clean"
 }
 
+# t_write_pair A B OFFSET LENGTH SKIP [direct]: copy LENGTH bytes from SKIP
+# in $T_RANDOM to OFFSET in both A (O_DIRECT when asked) and B (its
+# reference copy, always buffered).  Callers fill $T_RANDOM first.
+T_RANDOM=/tmp/random
+t_write_pair() {
+	local flag=${6:+oflag=direct} f
+	for f in "$1" "$2"; do
+		dd if="$T_RANDOM" of="$f" bs="$4" count=1 iflag=skip_bytes skip="$5" \
+			oflag=seek_bytes seek="$3" conv=notrunc status=none ${flag:+"$flag"} ||
+			t_fail "dd write of $4 bytes at $3 to $f ${6:-buffered} failed"
+		flag=
+	done
+}
+
 # --- tornblk ---------------------------------------------------------------
 ATOMICW=/lbs/build/atomicw/atomicw
 TB_CFG=/sys/kernel/config/tornblk

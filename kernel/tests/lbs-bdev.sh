@@ -18,7 +18,7 @@ page=$(getconf PAGESIZE)
 span=$((8 << 20)) # the part of the device the test writes and compares
 ref=/tmp/ref
 
-dd if=/dev/urandom of=/tmp/random bs=1M count=4 status=none
+dd if=/dev/urandom of="$T_RANDOM" bs=1M count=4 status=none
 
 # geometry DEV NAME: the kernel must report lbs everywhere.
 geometry() {
@@ -33,15 +33,7 @@ geometry() {
 }
 
 # w DEV OFFSET LENGTH SRC-SKIP [direct]: the same write to DEV and to $ref.
-w() {
-	local flag=${5:+oflag=direct} f
-	for f in "$1" "$ref"; do
-		dd if=/tmp/random of="$f" bs="$3" count=1 iflag=skip_bytes skip="$4" \
-			oflag=seek_bytes seek="$2" conv=notrunc status=none ${flag:+"$flag"} ||
-			t_fail "dd write of $3 bytes at $2 to $f ${5:-buffered} failed"
-		flag=
-	done
-}
+w() { t_write_pair "$1" "$ref" "$2" "$3" "$4" "${5:-}"; }
 
 # same DEV WHAT [iflag]: the first $span bytes of DEV equal $ref.
 same() {
@@ -72,9 +64,9 @@ exercise() {
 
 	# O_DIRECT: whole blocks work, anything smaller or misaligned is EINVAL.
 	w "$dev" $((lbs * 2)) $((lbs * 2)) 4096 direct
-	refuse_direct "O_DIRECT write of $page bytes" if=/tmp/random of="$dev" bs="$page" count=1 \
+	refuse_direct "O_DIRECT write of $page bytes" if="$T_RANDOM" of="$dev" bs="$page" count=1 \
 		oflag=direct conv=notrunc
-	refuse_direct "O_DIRECT write of $lbs bytes at offset $page" if=/tmp/random of="$dev" \
+	refuse_direct "O_DIRECT write of $lbs bytes at offset $page" if="$T_RANDOM" of="$dev" \
 		bs="$lbs" count=1 oflag=direct,seek_bytes seek="$page" conv=notrunc
 	refuse_direct "O_DIRECT read of $((lbs / 2)) bytes" if="$dev" of=/dev/null \
 		bs=$((lbs / 2)) count=1 iflag=direct

@@ -36,19 +36,11 @@ seen=$(stat -f -c %S "$mnt")
 t_log "mounted: statfs block size $seen; fs block / page = $((seen / page))x"
 
 mkdir -p "$ref"
-dd if=/dev/urandom of=/tmp/random bs=1M count=4 status=none
+dd if=/dev/urandom of="$T_RANDOM" bs=1M count=4 status=none
 
 # op FILE ...: apply the same operation to the file on XFS and to its
 # reference copy on tmpfs (always buffered there).
-w() { # w FILE OFFSET LENGTH SRC-SKIP [direct]
-	local flag=${5:+oflag=direct} f
-	for f in "$mnt/$1" "$ref/$1"; do
-		dd if=/tmp/random of="$f" bs="$3" count=1 iflag=skip_bytes skip="$4" \
-			oflag=seek_bytes seek="$2" conv=notrunc status=none ${flag:+"$flag"} ||
-			t_fail "dd write $3 bytes at $2 to $f ${5:-buffered} failed"
-		flag=
-	done
-}
+w() { t_write_pair "$mnt/$1" "$ref/$1" "$2" "$3" "$4" "${5:-}"; } # FILE OFF LEN SKIP [direct]
 both() { "$@" "$mnt/$F"; "$@" "$ref/$F"; }
 
 # Buffered writes with sizes that are neither sector nor block aligned.
