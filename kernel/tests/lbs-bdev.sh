@@ -101,6 +101,10 @@ exercise() {
 	same "$dev" "buffered reads after an O_DIRECT write over cached blocks"
 }
 
+# An ordinary 512-byte-sector disk keeps st_blksize = the page size.
+v=$(stat -c %o /dev/vda)
+[ "$v" -eq "$page" ] || t_fail "/dev/vda ($(blockdev --getss /dev/vda)-byte sectors): st_blksize $v, expected $page"
+
 dev=$(t_tornblk_create big size_mb=64 logical_block_size="$lbs" physical_block_size="$lbs" \
 	pawu="$lbs")
 exercise "$dev" big
