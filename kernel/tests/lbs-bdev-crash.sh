@@ -50,4 +50,4 @@ done
 
 cycle s4 1 4096
 [ "$torn_units" -gt 0 ] || t_fail "control: 4k sectors never tore a 16k piece (the check cannot fail)"
-t_pass "$cycles cuts: $total_torn torn 64k writes on 16k sectors, none torn inside a sector"
+t_pass "$cycles cuts on 16k sectors: $total_torn torn 64k blocks, no 16k piece torn"
