@@ -11,7 +11,8 @@
 cycles=${1:-4}
 unit=16384
 
-# cycle NAME SEED LBS: one write/cut/verify round; sets torn, torn_units.
+# cycle NAME SEED LBS: one write/cut/verify round; sets cut_writes, kept,
+# dropped (tornblk's cut counters), torn and torn_units (from verify).
 cycle() {
 	local name=$1 seed=$2 lbs=$3 dev rc=0
 	dev=$(t_tornblk_create "$name" size_mb=64 cache_mb=128 logical_block_size="$lbs" \
@@ -26,7 +27,7 @@ cycle() {
 	t_tornblk_on "$name"
 	t_verify "$dev" "/tmp/$name.j" --unit "$unit"
 	torn=$(t_verify_count torn)
-	torn_units=$(grep -o 'torn-units=[0-9]*' <<<"$T_VERIFY_OUT" | cut -d= -f2)
+	torn_units=$(t_verify_count torn-units)
 	[ -n "$torn_units" ] || t_fail "atomicw verify printed no torn-units count: $T_VERIFY_OUT"
 	[ "$(t_verify_count corrupt)" -eq 0 ] || t_fail "$name: corrupt blocks after the cut"
 	[ "$(t_verify_count missing-durable)" -eq 0 ] || t_fail "$name: fsynced data lost at the cut"
