@@ -2,14 +2,28 @@
 # Helpers for in-guest tests (sourced by each test script in the guest).
 # A test calls t_require for what it needs, t_log to report, t_fail to fail
 # and t_skip when the guest lacks something; it ends with t_pass.
+# Every guest script starts with
+#     . /lbs/src/guest-image/testlib.sh || exit 1
+# so that it stops when this file is missing, and this file refuses to go on
+# anywhere but in the test guest: the scripts format, cut and load modules
+# as root, which must never happen on the host.
 set -euo pipefail
+
+# The guest's PID 1 is guest-image/init, installed as /sbin/lbs-init and
+# named on the kernel command line by run-vm.
+if ! grep -qw 'init=/sbin/lbs-init' /proc/cmdline 2>/dev/null; then
+	printf '%s: refusing to run outside the test guest (no init=/sbin/lbs-init on the kernel command line); use guest-image/run-vm\n' \
+		"$(basename "${BASH_SOURCE[1]:-$0}")" >&2
+	exit 1
+fi
 
 T_NAME=$(basename "${BASH_SOURCE[1]:-$0}" .sh)
 T_SKIP=77
 
-t_log() { printf '[%s] %s\n' "$T_NAME" "$*"; }
-t_fail() { printf '[%s] FAIL: %s\n' "$T_NAME" "$*"; exit 1; }
-t_skip() { printf '[%s] SKIP: %s\n' "$T_NAME" "$*"; exit "$T_SKIP"; }
+# Diagnostics go to stderr, so that a failure inside $(...) is still seen.
+t_log() { printf '[%s] %s\n' "$T_NAME" "$*" >&2; }
+t_fail() { printf '[%s] FAIL: %s\n' "$T_NAME" "$*" >&2; exit 1; }
+t_skip() { printf '[%s] SKIP: %s\n' "$T_NAME" "$*" >&2; exit "$T_SKIP"; }
 t_pass() { printf '[%s] PASS%s\n' "$T_NAME" "${1:+: $1}"; exit 0; }
 
 # t_require CMD...: skip when a command is not in the guest.

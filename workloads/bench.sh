@@ -9,7 +9,7 @@
 # histogram; then pg_stat_wal, pg_stat_bgwriter and the tornblk counters.
 # One CSV row per run goes to DIR/bench.csv.
 # shellcheck source=guest-image/testlib.sh
-. /lbs/src/guest-image/testlib.sh
+. /lbs/src/guest-image/testlib.sh || exit 1
 # shellcheck source=workloads/lib.sh
 . /lbs/src/workloads/lib.sh
 

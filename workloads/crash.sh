@@ -19,7 +19,7 @@
 # --until-corrupt stops at the first corrupt cycle (for the controls: at
 # most N cycles to show that the loop bites).
 # shellcheck source=guest-image/testlib.sh
-. /lbs/src/guest-image/testlib.sh
+. /lbs/src/guest-image/testlib.sh || exit 1
 # shellcheck source=workloads/lib.sh
 . /lbs/src/workloads/lib.sh
 

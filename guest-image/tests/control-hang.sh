@@ -1,4 +1,6 @@
 #!/bin/bash
 # Control: a guest that never finishes must be stopped and reported as a hang.
+# shellcheck source=guest-image/testlib.sh
+. /lbs/src/guest-image/testlib.sh || exit 1
 echo "control: hanging on purpose"
 sleep 100000

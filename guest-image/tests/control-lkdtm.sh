@@ -1,7 +1,8 @@
 #!/bin/bash
 # Control: provoke a kernel WARNING or panic through lkdtm; run-vm must
 # report it even though this script itself exits 0.
-set -euo pipefail
+# shellcheck source=guest-image/testlib.sh
+. /lbs/src/guest-image/testlib.sh || exit 1
 modprobe lkdtm
 echo "control: provoking $1 through lkdtm"
 echo "$1" >/sys/kernel/debug/provoke-crash/DIRECT

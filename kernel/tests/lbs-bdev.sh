@@ -8,7 +8,7 @@
 # power cycle.  Sizes above 64k are refused.
 # Usage: lbs-bdev.sh LBS (8k..64k)
 # shellcheck source=guest-image/testlib.sh
-. /lbs/src/guest-image/testlib.sh
+. /lbs/src/guest-image/testlib.sh || exit 1
 t_require blockdev dd cmp losetup xfs_io numfmt
 
 arg=${1:?usage: lbs-bdev.sh LBS (e.g. 16k)}

@@ -6,7 +6,7 @@
 # Usage: lbs-xfs-sector-mismatch.sh [SECTOR] (default 4096: 512-byte XFS
 # sectors on 4k; with 16384, above the page size, 4k XFS sectors on 16k)
 # shellcheck source=guest-image/testlib.sh
-. /lbs/src/guest-image/testlib.sh
+. /lbs/src/guest-image/testlib.sh || exit 1
 t_require mkfs.xfs losetup
 
 big=${1:-4096}

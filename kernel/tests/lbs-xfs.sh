@@ -9,7 +9,7 @@
 # Usage: lbs-xfs.sh BLOCKSIZE [SECTORSIZE]
 #        (without SECTORSIZE it needs one scratch disk of >= 1G)
 # shellcheck source=guest-image/testlib.sh
-. /lbs/src/guest-image/testlib.sh
+. /lbs/src/guest-image/testlib.sh || exit 1
 t_require mkfs.xfs xfs_io xfs_repair dd fallocate cmp
 
 arg=${1:?usage: lbs-xfs.sh BLOCKSIZE (e.g. 16k)}

@@ -14,7 +14,7 @@
 # atomic unit is smaller than BS): statx reports zeros and no attribute, and
 # a valid write gets EOPNOTSUPP.
 # shellcheck source=guest-image/testlib.sh
-. /lbs/src/guest-image/testlib.sh
+. /lbs/src/guest-image/testlib.sh || exit 1
 
 bs_arg=${1:?usage: xfs-atomic.sh BS}
 case $bs_arg in

@@ -4,7 +4,7 @@
 # each batch.  Writes $LBS_OUT/tornblk-vs-brd.csv.
 # Run: guest-image/run-vm --build build --out results/tornblk-bench -- /lbs/src/kernel/tornblk/bench.sh
 # shellcheck source=guest-image/testlib.sh
-. /lbs/src/guest-image/testlib.sh
+. /lbs/src/guest-image/testlib.sh || exit 1
 modprobe brd rd_nr=1 rd_size=$((256 * 1024)) || t_fail "modprobe brd failed"
 tb=$(t_tornblk_create bench size_mb=256 pawu=16384 physical_block_size=16384 \
 	atomic_unit_min=4096 atomic_unit_max=16384)

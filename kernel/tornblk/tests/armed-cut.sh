@@ -4,7 +4,7 @@
 # and after power on fsynced data is intact while the unflushed tail was
 # torn as usual.
 # shellcheck source=guest-image/testlib.sh
-. /lbs/src/guest-image/testlib.sh
+. /lbs/src/guest-image/testlib.sh || exit 1
 dev=$(t_tornblk_create armed size_mb=64 pawu=4096)
 echo 700 >"$TB_CFG/armed/cut_after_writes" || t_fail "cannot arm cut_after_writes"
 [ "$(cat "$TB_CFG/armed/cut_after_writes")" = 700 ] || t_fail "cut_after_writes does not read back"

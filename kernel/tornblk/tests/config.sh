@@ -3,7 +3,7 @@
 # refused with EINVAL and a one-line kernel message; the limits a device is
 # given show up in sysfs and statx.
 # shellcheck source=guest-image/testlib.sh
-. /lbs/src/guest-image/testlib.sh
+. /lbs/src/guest-image/testlib.sh || exit 1
 t_tornblk_load
 d=$TB_CFG/cfg
 mkdir "$d"

@@ -6,7 +6,7 @@
 # unloads every round; and no splat is printed (run-vm checks the console).
 # MemAvailable is reported too, as a coarse cross-check.
 # shellcheck source=guest-image/testlib.sh
-. /lbs/src/guest-image/testlib.sh
+. /lbs/src/guest-image/testlib.sh || exit 1
 
 avail() { awk '/^MemAvailable:/ { print $2 }' /proc/meminfo; }
 round() {

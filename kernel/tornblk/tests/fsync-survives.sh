@@ -3,7 +3,7 @@
 # thousands of 4k blocks over several seeds, with writes still in the
 # volatile cache at the cut (so the cut had something to tear).
 # shellcheck source=guest-image/testlib.sh
-. /lbs/src/guest-image/testlib.sh
+. /lbs/src/guest-image/testlib.sh || exit 1
 for seed in 1 2 3; do
 	dev=$(t_tornblk_create tb$seed size_mb=64 seed=$seed)
 	j=/tmp/journal.$seed

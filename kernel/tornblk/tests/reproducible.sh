@@ -2,7 +2,7 @@
 # The same seed and the same writes give the same persisted state; a
 # different seed gives a different one (so the comparison can fail).
 # shellcheck source=guest-image/testlib.sh
-. /lbs/src/guest-image/testlib.sh
+. /lbs/src/guest-image/testlib.sh || exit 1
 
 state() { # state NAME SEED: checksum of the device after writes and a cut
 	local dev

@@ -3,7 +3,7 @@
 # O_DIRECT writes come back torn after a cut.  With RWF_ATOMIC on a device
 # that advertises 16k atomic writes, no block is ever torn.
 # shellcheck source=guest-image/testlib.sh
-. /lbs/src/guest-image/testlib.sh
+. /lbs/src/guest-image/testlib.sh || exit 1
 
 run() { # run NAME WRITE-FLAGS ATTRS...
 	local name=$1 flags=$2 dev
