@@ -11,24 +11,24 @@
  *   echo 0 > .../tb0/power                      # power cut: tear the cache
  *   echo 1 > .../tb0/power                      # power back: persisted state
  *
- * Geometry and limits are fixed once the disk exists; seed and persist_pct
- * only matter at the next cut and may change at any time.
+ * Geometry and limits are fixed once the disk exists; seed, persist_pct,
+ * tear_unit, cut_after_writes, cut_rewind_to and hold_flush may change at
+ * any time.
  */
-#include <linux/bio.h>
+#include "tornblk.h"
+
 #include <linux/ctype.h>
 #include <linux/highmem.h>
 #include <linux/module.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 
-#include "tornblk.h"
-
 #define TORNBLK_MAX_IO_SECTORS	2048	/* 1 MiB per bio */
 #define TORNBLK_MAX_BLOCK_SIZE	65536
 
 static int tornblk_major;
 static DEFINE_IDA(tornblk_minors);
-static DEFINE_MUTEX(tornblk_cfg_lock);	/* serializes configuration changes */
+DEFINE_MUTEX(tornblk_cfg_lock);		/* serializes configuration changes */
 
 static inline struct tornblk_dev *to_tornblk_dev(struct config_item *item)
 {
@@ -36,6 +36,16 @@ static inline struct tornblk_dev *to_tornblk_dev(struct config_item *item)
 }
 
 /* I/O */
+
+/* Both ends of a bio must lie on logical block boundaries. */
+static bool tornblk_misaligned(struct tornblk_dev *dev, struct bio *bio)
+{
+	u32 mask = (dev->logical_block_size >> SECTOR_SHIFT) - 1;
+
+	return (bio->bi_iter.bi_sector & mask) ||
+	       ((bio->bi_iter.bi_size >> SECTOR_SHIFT) & mask) ||
+	       (bio->bi_iter.bi_size & (SECTOR_SIZE - 1));
+}
 
 static blk_status_t tornblk_read(struct tornblk_dev *dev, struct bio *bio)
 {
@@ -55,34 +65,31 @@ static blk_status_t tornblk_read(struct tornblk_dev *dev, struct bio *bio)
 	return BLK_STS_OK;
 }
 
-static void tornblk_report_cut(struct tornblk_dev *dev, const char *why)
-{
-	pr_info("tornblk: %s: power cut (%s): %llu cached writes, %llu torn, units %llu kept %llu lost, atomic %llu kept %llu lost\n",
-		dev->name, why, dev->stats.cut_writes, dev->stats.cut_writes_torn,
-		dev->stats.cut_units_persisted, dev->stats.cut_units_dropped,
-		dev->stats.cut_atomic_persisted, dev->stats.cut_atomic_dropped);
-}
-
-static blk_status_t tornblk_write(struct tornblk_dev *dev, struct bio *bio)
+static blk_status_t tornblk_write(struct tornblk_dev *dev, struct bio *bio,
+				  struct bio_list *failed)
 {
 	u32 len = bio->bi_iter.bi_size, off = 0;
 	bool atomic = bio->bi_opf & REQ_ATOMIC, fua = bio->bi_opf & REQ_FUA;
 	struct bvec_iter iter;
 	struct bio_vec bv;
 	unsigned int noio;
-	u8 *buf;
+	u8 *buf = NULL;
 	int ret;
 
-	noio = memalloc_noio_save();
-	buf = kvmalloc(len, GFP_KERNEL);
-	memalloc_noio_restore(noio);
-	if (!buf)
+	if (!tornblk_should_fail_alloc()) {
+		noio = memalloc_noio_save();
+		buf = kvmalloc(len, GFP_KERNEL);
+		memalloc_noio_restore(noio);
+	}
+	if (!buf) {
+		dev->stats.alloc_failures++;
 		return BLK_STS_RESOURCE;
+	}
 	bio_for_each_segment(bv, bio, iter) {
 		memcpy_from_bvec(buf + off, &bv);
 		off += bv.bv_len;
 	}
-	/* the cache keeps or frees buf */
+	/* the cache keeps or frees buf; on failure nothing changed */
 	ret = tornblk_cache_write(dev, bio->bi_iter.bi_sector, buf, len, atomic, fua);
 	if (ret)
 		return errno_to_blk_status(ret);
@@ -94,21 +101,23 @@ static blk_status_t tornblk_write(struct tornblk_dev *dev, struct bio *bio)
 	 * chosen write: a point in the I/O stream rather than in time, so
 	 * that a test can land it among the writes it cares about.
 	 */
-	if (dev->cut_after_writes && !--dev->cut_after_writes) {
-		if (tornblk_power_cut(dev))
-			pr_warn("tornblk: %s: out of memory during the power cut\n",
-				dev->name);
-		tornblk_report_cut(dev, "armed write count reached");
-	}
+	if (dev->cut_after_writes && !--dev->cut_after_writes)
+		tornblk_group_cut(dev, "armed write count reached", failed);
 	return BLK_STS_OK;
 }
 
-static blk_status_t tornblk_handle_bio(struct tornblk_dev *dev, struct bio *bio)
+static blk_status_t tornblk_handle_bio(struct tornblk_dev *dev, struct bio *bio,
+				       struct bio_list *failed)
 {
+	if (bio_op(bio) == REQ_OP_READ || bio_op(bio) == REQ_OP_WRITE) {
+		if (tornblk_misaligned(dev, bio)) {
+			dev->stats.misaligned++;
+			return BLK_STS_IOERR;
+		}
+	}
 	if (bio->bi_opf & REQ_PREFLUSH) {
 		dev->stats.flushes++;
-		if (tornblk_cache_flush(dev))
-			return BLK_STS_RESOURCE;
+		tornblk_cache_flush(dev);
 	}
 	switch (bio_op(bio)) {
 	case REQ_OP_READ:
@@ -116,30 +125,76 @@ static blk_status_t tornblk_handle_bio(struct tornblk_dev *dev, struct bio *bio)
 	case REQ_OP_WRITE:
 		if (!bio->bi_iter.bi_size)
 			return BLK_STS_OK;	/* an empty flush */
-		return tornblk_write(dev, bio);
+		return tornblk_write(dev, bio, failed);
 	default:
 		return BLK_STS_NOTSUPP;
+	}
+}
+
+/* End bios that a cut or power off failed, with no lock held. */
+static void tornblk_end_failed(struct bio_list *failed)
+{
+	struct bio *bio;
+
+	while ((bio = bio_list_pop(failed))) {
+		bio->bi_status = BLK_STS_IOERR;
+		bio_endio(bio);
 	}
 }
 
 static void tornblk_submit_bio(struct bio *bio)
 {
 	struct tornblk_dev *dev = bio->bi_bdev->bd_disk->private_data;
+	struct bio_list failed = BIO_EMPTY_LIST;
 	blk_status_t status;
 
 	bio = bio_split_to_limits(bio);
 	if (!bio)
 		return;
-	mutex_lock(&dev->lock);
+	tornblk_lock(dev);
+	if (dev->powered && dev->hold_flush &&
+	    (bio->bi_opf & (REQ_PREFLUSH | REQ_FUA))) {
+		/* parked until hold_flush is cleared or the power fails */
+		bio_list_add(&dev->held, bio);
+		dev->stats.held++;
+		tornblk_unlock(dev);
+		return;
+	}
 	if (dev->powered) {
-		status = tornblk_handle_bio(dev, bio);
+		status = tornblk_handle_bio(dev, bio, &failed);
 	} else {
 		dev->stats.io_errors++;
 		status = BLK_STS_IOERR;
 	}
-	mutex_unlock(&dev->lock);
+	tornblk_unlock(dev);
 	bio->bi_status = status;
 	bio_endio(bio);
+	tornblk_end_failed(&failed);
+}
+
+/* hold_flush 0: the parked bios run now, in order. */
+static void tornblk_release_held(struct tornblk_dev *dev)
+{
+	struct bio_list held, failed = BIO_EMPTY_LIST;
+	struct bio *bio;
+
+	tornblk_lock(dev);
+	dev->hold_flush = false;
+	held = dev->held;
+	bio_list_init(&dev->held);
+	tornblk_unlock(dev);
+	while ((bio = bio_list_pop(&held))) {
+		tornblk_lock(dev);
+		if (dev->powered) {
+			bio->bi_status = tornblk_handle_bio(dev, bio, &failed);
+		} else {
+			dev->stats.io_errors++;
+			bio->bi_status = BLK_STS_IOERR;
+		}
+		tornblk_unlock(dev);
+		bio_endio(bio);
+		tornblk_end_failed(&failed);
+	}
 }
 
 static const struct block_device_operations tornblk_fops = {
@@ -172,7 +227,7 @@ static int tornblk_check_config(struct tornblk_dev *dev)
 	else if (dev->atomic_boundary && dev->atomic_boundary < dev->atomic_unit_max)
 		why = "atomic_boundary is smaller than atomic_unit_max";
 	if (why)
-		pr_warn("tornblk: %s: %s\n", dev->name, why);
+		pr_warn("%s: %s\n", dev->name, why);
 	return why ? -EINVAL : 0;
 }
 
@@ -225,7 +280,7 @@ static int tornblk_add_disk(struct tornblk_dev *dev)
 		put_disk(disk);
 		return ret;
 	}
-	pr_info("tornblk: %s: %llu MiB, lbs %u, pbs %u, pawu %u, atomic %u..%u, cache %s\n",
+	pr_info("%s: %llu MiB, lbs %u, pbs %u, pawu %u, atomic %u..%u, cache %s\n",
 		dev->name, dev->size_mb, dev->logical_block_size,
 		dev->physical_block_size, dev->pawu, dev->atomic_unit_min,
 		dev->atomic_unit_max, dev->write_cache ? "on" : "off");
@@ -234,19 +289,20 @@ static int tornblk_add_disk(struct tornblk_dev *dev)
 
 static int tornblk_set_power(struct tornblk_dev *dev, bool on)
 {
-	int ret = 0;
+	struct bio_list failed = BIO_EMPTY_LIST;
 
 	if (!dev->disk)
 		return on ? tornblk_add_disk(dev) : 0;
-	mutex_lock(&dev->lock);
+	tornblk_lock(dev);
 	if (on && !dev->powered) {
 		dev->powered = true;
+		dev->cut_after_writes = 0;	/* a cut armed before is gone */
 	} else if (!on && dev->powered) {
-		ret = tornblk_power_cut(dev);
-		tornblk_report_cut(dev, "power=0");
+		tornblk_group_cut(dev, "power=0", &failed);
 	}
-	mutex_unlock(&dev->lock);
-	return ret;
+	tornblk_unlock(dev);
+	tornblk_end_failed(&failed);
+	return 0;
 }
 
 /* configfs attributes */
@@ -255,9 +311,9 @@ static int tornblk_fixed(struct tornblk_dev *dev, const char *attr)
 {
 	if (!dev->disk)
 		return 0;
-	pr_warn("tornblk: %s: %s cannot change once the device exists\n",
+	pr_warn("%s: %s cannot change once the device exists\n",
 		dev->name, attr);
-	return -EINVAL;
+	return -EBUSY;
 }
 
 static int tornblk_check_bs(struct tornblk_dev *dev, const char *attr, u64 v,
@@ -266,16 +322,38 @@ static int tornblk_check_bs(struct tornblk_dev *dev, const char *attr, u64 v,
 	if ((zero_ok && !v) ||
 	    (is_power_of_2(v) && v >= SECTOR_SIZE && v <= TORNBLK_MAX_BLOCK_SIZE))
 		return tornblk_fixed(dev, attr);
-	pr_warn("tornblk: %s: %s=%llu is not a power of two from 512 to 65536%s\n",
+	pr_warn("%s: %s=%llu is not a power of two from 512 to 65536%s\n",
 		dev->name, attr, v, zero_ok ? " (or 0)" : "");
 	return -EINVAL;
 }
 
+/*
+ * The device keeps its data in RAM: it can never be filled beyond the
+ * machine's memory, and the cache holds copies on top of that.
+ */
 static int tornblk_check_size(struct tornblk_dev *dev, const char *attr, u64 v)
 {
-	if (v)
-		return tornblk_fixed(dev, attr);
-	pr_warn("tornblk: %s: %s must not be 0\n", dev->name, attr);
+	u64 ram_mb = totalram_pages() >> (20 - PAGE_SHIFT);
+	u64 max = strcmp(attr, "cache_mb") ? ram_mb : ram_mb / 2;
+
+	if (!v) {
+		pr_warn("%s: %s must not be 0\n", dev->name, attr);
+		return -EINVAL;
+	}
+	if (v > max) {
+		pr_warn("%s: %s=%llu is more than %s the machine's %llu MiB of memory\n",
+			dev->name, attr, v, max == ram_mb ? "" : "half of", ram_mb);
+		return -EINVAL;
+	}
+	return tornblk_fixed(dev, attr);
+}
+
+static int tornblk_check_tear(struct tornblk_dev *dev, const char *attr, u64 v)
+{
+	if (is_power_of_2(v) && v >= SECTOR_SIZE && v <= TORNBLK_MAX_BLOCK_SIZE)
+		return 0;
+	pr_warn("%s: %s=%llu is not a power of two from 512 to 65536\n",
+		dev->name, attr, v);
 	return -EINVAL;
 }
 
@@ -283,7 +361,7 @@ static int tornblk_check_pct(struct tornblk_dev *dev, const char *attr, u64 v)
 {
 	if (v <= 100)
 		return 0;
-	pr_warn("tornblk: %s: %s=%llu is more than 100\n", dev->name, attr, v);
+	pr_warn("%s: %s=%llu is more than 100\n", dev->name, attr, v);
 	return -EINVAL;
 }
 
@@ -324,18 +402,21 @@ static ssize_t tornblk_##NAME##_store(struct config_item *item,		\
 	int ret = kstrtou64(page, 0, &v);				\
 									\
 	if (ret) {							\
-		pr_warn("tornblk: %s: " #NAME ": not a number\n", dev->name);\
+		pr_warn("%s: " #NAME ": not a number\n", dev->name);\
 		return ret;						\
 	}								\
 	if (v != (typeof(dev->NAME))v) {				\
-		pr_warn("tornblk: %s: " #NAME "=%llu is out of range\n", \
+		pr_warn("%s: " #NAME "=%llu is out of range\n", \
 			dev->name, v);					\
 		return -EINVAL;						\
 	}								\
 	mutex_lock(&tornblk_cfg_lock);					\
 	ret = CHECK(dev, #NAME, v);					\
-	if (!ret)							\
+	if (!ret) {							\
+		tornblk_lock(dev);					\
 		dev->NAME = v;						\
+		tornblk_unlock(dev);					\
+	}								\
 	mutex_unlock(&tornblk_cfg_lock);				\
 	return ret ? ret : count;					\
 }									\
@@ -354,10 +435,83 @@ TORNBLK_ATTR(fua, tornblk_check_fixed);
 TORNBLK_ATTR(seed, tornblk_check_any);
 TORNBLK_ATTR(persist_pct, tornblk_check_pct);
 TORNBLK_ATTR(cut_after_writes, tornblk_check_any);
+TORNBLK_ATTR(tear_unit, tornblk_check_tear);
+TORNBLK_ATTR(cut_rewind_to, tornblk_check_any);
+
+static ssize_t tornblk_cut_group_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%u\n", to_tornblk_dev(item)->cut_group);
+}
+
+static ssize_t tornblk_cut_group_store(struct config_item *item,
+				       const char *page, size_t count)
+{
+	struct tornblk_dev *dev = to_tornblk_dev(item);
+	u32 v;
+	int ret = kstrtou32(page, 0, &v);
+
+	if (ret) {
+		pr_warn("%s: cut_group: not a number\n", dev->name);
+		return ret;
+	}
+	mutex_lock(&tornblk_cfg_lock);
+	ret = tornblk_fixed(dev, "cut_group");
+	if (!ret)
+		ret = tornblk_group_set(dev, v);
+	mutex_unlock(&tornblk_cfg_lock);
+	return ret ? ret : count;
+}
+CONFIGFS_ATTR(tornblk_, cut_group);
+
+static ssize_t tornblk_hold_flush_show(struct config_item *item, char *page)
+{
+	struct tornblk_dev *dev = to_tornblk_dev(item);
+	bool v;
+
+	mutex_lock(&tornblk_cfg_lock);
+	tornblk_lock(dev);
+	v = dev->hold_flush;
+	tornblk_unlock(dev);
+	mutex_unlock(&tornblk_cfg_lock);
+	return sysfs_emit(page, "%d\n", v);
+}
+
+/* 1: park flushes and FUA writes (a cut fails them); 0: run them now. */
+static ssize_t tornblk_hold_flush_store(struct config_item *item,
+					const char *page, size_t count)
+{
+	struct tornblk_dev *dev = to_tornblk_dev(item);
+	bool on;
+	int ret = kstrtobool(page, &on);
+
+	if (ret) {
+		pr_warn("%s: hold_flush: write 0 or 1\n", dev->name);
+		return ret;
+	}
+	mutex_lock(&tornblk_cfg_lock);
+	if (on) {
+		tornblk_lock(dev);
+		dev->hold_flush = true;
+		tornblk_unlock(dev);
+	} else {
+		tornblk_release_held(dev);
+	}
+	mutex_unlock(&tornblk_cfg_lock);
+	return count;
+}
+CONFIGFS_ATTR(tornblk_, hold_flush);
 
 static ssize_t tornblk_power_show(struct config_item *item, char *page)
 {
-	return sysfs_emit(page, "%d\n", to_tornblk_dev(item)->powered);
+	struct tornblk_dev *dev = to_tornblk_dev(item);
+	bool v;
+
+	mutex_lock(&tornblk_cfg_lock);
+	tornblk_lock(dev);
+	v = dev->powered;
+	tornblk_unlock(dev);
+	mutex_unlock(&tornblk_cfg_lock);
+	return sysfs_emit(page, "%d\n", v);
 }
 
 static ssize_t tornblk_power_store(struct config_item *item, const char *page,
@@ -368,7 +522,7 @@ static ssize_t tornblk_power_store(struct config_item *item, const char *page,
 	int ret = kstrtobool(page, &on);
 
 	if (ret) {
-		pr_warn("tornblk: %s: power: write 0 or 1\n", dev->name);
+		pr_warn("%s: power: write 0 or 1\n", dev->name);
 		return ret;
 	}
 	mutex_lock(&tornblk_cfg_lock);
@@ -392,6 +546,10 @@ static struct configfs_attribute *tornblk_attrs[] = {
 	&tornblk_attr_seed,
 	&tornblk_attr_persist_pct,
 	&tornblk_attr_cut_after_writes,
+	&tornblk_attr_tear_unit,
+	&tornblk_attr_cut_rewind_to,
+	&tornblk_attr_cut_group,
+	&tornblk_attr_hold_flush,
 	&tornblk_attr_power,
 	NULL,
 };
@@ -401,6 +559,8 @@ static void tornblk_release(struct config_item *item)
 	struct tornblk_dev *dev = to_tornblk_dev(item);
 
 	if (dev->disk) {
+		/* nothing may stay parked while the disk goes away */
+		tornblk_release_held(dev);
 		del_gendisk(dev->disk);
 		ida_free(&tornblk_minors, dev->disk->first_minor);
 		put_disk(dev->disk);
@@ -409,7 +569,9 @@ static void tornblk_release(struct config_item *item)
 	tornblk_cache_drop(dev);
 	tornblk_store_free(&dev->current_data);
 	tornblk_store_free(&dev->media);
-	mutex_destroy(&dev->lock);
+	mutex_lock(&tornblk_cfg_lock);
+	tornblk_group_leave(dev);
+	mutex_unlock(&tornblk_cfg_lock);
 	kfree(dev);
 }
 
@@ -439,9 +601,10 @@ static struct config_group *tornblk_make_group(struct config_group *group,
 					       const char *name)
 {
 	struct tornblk_dev *dev;
+	int ret;
 
 	if (!tornblk_name_ok(name)) {
-		pr_warn("tornblk: device name '%s': use 1-16 lower-case letters and digits, starting with a letter\n",
+		pr_warn("device name '%s': use 1-16 lower-case letters and digits, starting with a letter\n",
 			name);
 		return ERR_PTR(-EINVAL);
 	}
@@ -457,8 +620,16 @@ static struct config_group *tornblk_make_group(struct config_group *group,
 	dev->write_cache = true;
 	dev->fua = true;
 	dev->persist_pct = 50;
-	mutex_init(&dev->lock);
+	dev->tear_unit = 8192;		/* a PostgreSQL page */
+	bio_list_init(&dev->held);
 	INIT_LIST_HEAD(&dev->cache);
+	mutex_lock(&tornblk_cfg_lock);
+	ret = tornblk_group_set(dev, 0);
+	mutex_unlock(&tornblk_cfg_lock);
+	if (ret) {
+		kfree(dev);
+		return ERR_PTR(ret);
+	}
 	tornblk_store_init(&dev->current_data);
 	tornblk_store_init(&dev->media);
 	tornblk_debugfs_add(dev);

@@ -3,13 +3,25 @@
  * Counters and write size/alignment histograms, in debugfs under
  * tornblk/<device>/{stats,hist}.
  */
+#include "tornblk.h"
+
 #include <linux/debugfs.h>
 #include <linux/log2.h>
 #include <linux/seq_file.h>
 
-#include "tornblk.h"
 
 static struct dentry *tornblk_debugfs_root;
+
+/*
+ * tornblk/fail_allocs: the next N allocations of the I/O path fail, so
+ * tests can check that a write without memory fails whole.
+ */
+atomic_t tornblk_fail_allocs = ATOMIC_INIT(0);
+
+bool tornblk_should_fail_alloc(void)
+{
+	return atomic_add_unless(&tornblk_fail_allocs, -1, 0);
+}
 
 static unsigned int bucket(u64 bytes, unsigned int nr)
 {
@@ -50,7 +62,8 @@ static int stats_show(struct seq_file *m, void *v)
 	struct tornblk_dev *dev = m->private;
 	struct tornblk_stats *st = &dev->stats;
 
-	mutex_lock(&dev->lock);
+	mutex_lock(&tornblk_cfg_lock);
+	tornblk_lock(dev);
 	seq_printf(m, "powered %d\n", dev->powered);
 	seq_printf(m, "reads %llu\nbytes_read %llu\n", st->reads, st->bytes_read);
 	seq_printf(m, "writes %llu\natomic_writes %llu\nbytes_written %llu\n",
@@ -67,7 +80,15 @@ static int stats_show(struct seq_file *m, void *v)
 		   st->cut_units_persisted, st->cut_units_dropped);
 	seq_printf(m, "cut_atomic_persisted %llu\ncut_atomic_dropped %llu\n",
 		   st->cut_atomic_persisted, st->cut_atomic_dropped);
-	mutex_unlock(&dev->lock);
+	seq_printf(m, "cut_rewound %llu\ncut_pieces %llu\n",
+		   st->cut_rewound, st->cut_pieces);
+	seq_printf(m, "cut_pieces_partial %llu\ncut_pieces_torn %llu\n",
+		   st->cut_pieces_partial, st->cut_pieces_torn);
+	seq_printf(m, "misaligned %llu\nalloc_failures %llu\nheld %llu\n",
+		   st->misaligned, st->alloc_failures, st->held);
+	seq_printf(m, "held_now %u\n", bio_list_size(&dev->held));
+	tornblk_unlock(dev);
+	mutex_unlock(&tornblk_cfg_lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
@@ -89,12 +110,14 @@ static int hist_show(struct seq_file *m, void *v)
 	struct tornblk_dev *dev = m->private;
 	struct tornblk_stats *st = &dev->stats;
 
-	mutex_lock(&dev->lock);
+	mutex_lock(&tornblk_cfg_lock);
+	tornblk_lock(dev);
 	hist_show_one(m, "write_size", st->all.size, TORNBLK_SIZE_BUCKETS);
 	hist_show_one(m, "write_align", st->all.align, TORNBLK_ALIGN_BUCKETS);
 	hist_show_one(m, "atomic_size", st->atomic.size, TORNBLK_SIZE_BUCKETS);
 	hist_show_one(m, "atomic_align", st->atomic.align, TORNBLK_ALIGN_BUCKETS);
-	mutex_unlock(&dev->lock);
+	tornblk_unlock(dev);
+	mutex_unlock(&tornblk_cfg_lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(hist);
@@ -126,6 +149,8 @@ int tornblk_debugfs_init(void)
 {
 	tornblk_debugfs_root = debugfs_create_dir("tornblk", NULL);
 	debugfs_create_file("live", 0444, tornblk_debugfs_root, NULL, &live_fops);
+	debugfs_create_atomic_t("fail_allocs", 0644, tornblk_debugfs_root,
+				&tornblk_fail_allocs);
 	return 0;
 }
 

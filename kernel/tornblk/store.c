@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The page store behind tornblk: pages in an xarray indexed by page number,
- * allocated on first write (the brd model).
+ * allocated on first use (the brd model).  Allocation happens only in
+ * tornblk_store_prepare(), before a write changes anything, so that a write
+ * that cannot get memory fails whole and later copies cannot fail.
  */
+#include "tornblk.h"
+
 #include <linux/highmem.h>
 #include <linux/slab.h>
 
-#include "tornblk.h"
 
 atomic64_t tornblk_live_pages = ATOMIC64_INIT(0);
 
@@ -28,80 +31,113 @@ void tornblk_store_free(struct tornblk_store *s)
 	s->nr_pages = 0;
 }
 
-static struct page *store_page(struct tornblk_store *s, pgoff_t idx, bool alloc)
-{
-	struct page *page = xa_load(&s->pages, idx), *old;
-
-	if (page || !alloc)
-		return page;
-	page = alloc_page(GFP_NOIO | __GFP_ZERO);
-	if (!page)
-		return NULL;
-	old = xa_store(&s->pages, idx, page, GFP_NOIO);
-	if (xa_is_err(old)) {
-		__free_page(page);
-		return NULL;
-	}
-	s->nr_pages++;
-	atomic64_inc(&tornblk_live_pages);
-	return page;
-}
-
-int tornblk_store_write(struct tornblk_store *s, sector_t sector,
-			const void *buf, size_t len)
+/* A zeroed page reads like an absent one, so a partial prepare is harmless. */
+int tornblk_store_prepare(struct tornblk_store *s, sector_t sector, size_t len)
 {
 	u64 pos = (u64)sector << SECTOR_SHIFT;
+	pgoff_t idx, last = (pos + len - 1) >> PAGE_SHIFT;
+	struct page *page;
+	void *old;
 
-	while (len) {
-		size_t off = offset_in_page(pos), n = min_t(size_t, len, PAGE_SIZE - off);
-		struct page *page = store_page(s, pos >> PAGE_SHIFT, true);
-
+	for (idx = pos >> PAGE_SHIFT; len && idx <= last; idx++) {
+		if (xa_load(&s->pages, idx))
+			continue;
+		if (tornblk_should_fail_alloc())
+			return -ENOMEM;
+		page = alloc_page(GFP_NOIO | __GFP_ZERO);
 		if (!page)
 			return -ENOMEM;
-		memcpy_to_page(page, off, buf, n);
-		buf += n;
-		pos += n;
-		len -= n;
+		old = xa_store(&s->pages, idx, page, GFP_NOIO);
+		if (xa_is_err(old)) {
+			__free_page(page);
+			return -ENOMEM;
+		}
+		s->nr_pages++;
+		atomic64_inc(&tornblk_live_pages);
 	}
 	return 0;
+}
+
+/* Calls @fn for each page-sized piece of [sector, sector + len). */
+#define for_each_store_piece(s, sector, len, page, off, n)		\
+	for (u64 _pos = (u64)(sector) << SECTOR_SHIFT, _end = _pos + (len);\
+	     _pos < _end &&						\
+	     ((off) = offset_in_page(_pos),				\
+	      (n) = min_t(size_t, _end - _pos, PAGE_SIZE - (off)),	\
+	      (page) = xa_load(&(s)->pages, _pos >> PAGE_SHIFT), 1);	\
+	     _pos += (n))
+
+void tornblk_store_write(struct tornblk_store *s, sector_t sector,
+			 const void *buf, size_t len)
+{
+	struct page *page;
+	size_t off, n;
+
+	for_each_store_piece(s, sector, len, page, off, n) {
+		/* tornblk_store_prepare() made every page of the range */
+		if (!WARN_ON_ONCE(!page))
+			memcpy_to_page(page, off, buf, n);
+		buf += n;
+	}
 }
 
 void tornblk_store_read(struct tornblk_store *s, sector_t sector, void *buf,
 			size_t len)
 {
-	u64 pos = (u64)sector << SECTOR_SHIFT;
+	struct page *page;
+	size_t off, n;
 
-	while (len) {
-		size_t off = offset_in_page(pos), n = min_t(size_t, len, PAGE_SIZE - off);
-		struct page *page = store_page(s, pos >> PAGE_SHIFT, false);
-
+	for_each_store_piece(s, sector, len, page, off, n) {
 		if (page)
 			memcpy_from_page(buf, page, off, n);
 		else
 			memset(buf, 0, n);
 		buf += n;
-		pos += n;
-		len -= n;
 	}
 }
 
-/* Make @dst hold what @src holds in the given range. */
-int tornblk_store_copy(struct tornblk_store *dst, struct tornblk_store *src,
-		       sector_t sector, size_t len)
+/* Does the store hold anything else than @buf in the range? */
+bool tornblk_store_differs(struct tornblk_store *s, sector_t sector,
+			   const void *buf, size_t len)
 {
-	void *buf = kmalloc(PAGE_SIZE, GFP_NOIO);
-	int ret = 0;
+	struct page *page;
+	size_t off, n;
+	bool differs = false;
 
-	if (!buf)
-		return -ENOMEM;
-	while (len && !ret) {
-		size_t n = min_t(size_t, len, PAGE_SIZE);
+	for_each_store_piece(s, sector, len, page, off, n) {
+		if (page) {
+			void *p = kmap_local_page(page);
 
-		tornblk_store_read(src, sector, buf, n);
-		ret = tornblk_store_write(dst, sector, buf, n);
-		sector += n >> SECTOR_SHIFT;
-		len -= n;
+			differs = memcmp(p + off, buf, n);
+			kunmap_local(p);
+		} else {
+			differs = memchr_inv(buf, 0, n);
+		}
+		if (differs)
+			break;
+		buf += n;
 	}
-	kfree(buf);
-	return ret;
+	return differs;
+}
+
+/* Make @dst hold what @src holds in a range that @dst has prepared. */
+void tornblk_store_copy(struct tornblk_store *dst, struct tornblk_store *src,
+			sector_t sector, size_t len)
+{
+	u64 pos = (u64)sector << SECTOR_SHIFT, end = pos + len;
+
+	while (pos < end) {
+		size_t off = offset_in_page(pos);
+		size_t n = min_t(size_t, end - pos, PAGE_SIZE - off);
+		struct page *d = xa_load(&dst->pages, pos >> PAGE_SHIFT);
+		struct page *sp = xa_load(&src->pages, pos >> PAGE_SHIFT);
+
+		if (!WARN_ON_ONCE(!d)) {
+			if (sp)
+				memcpy_page(d, off, sp, off, n);
+			else
+				memzero_page(d, off, n);
+		}
+		pos += n;
+	}
 }

@@ -6,6 +6,9 @@
 #ifndef TORNBLK_H
 #define TORNBLK_H
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/configfs.h>
 #include <linux/list.h>
@@ -27,7 +30,8 @@ struct tornblk_rec {
 	sector_t sector;
 	u32 len;
 	bool atomic;
-	u64 seq;
+	u64 seq;	/* order in the cache, and the coins' input */
+	u64 nr;		/* the device's write number (stats.writes) */
 	u8 *data;
 };
 
@@ -39,10 +43,31 @@ struct tornblk_hist {
 struct tornblk_stats {
 	u64 reads, writes, atomic_writes, flushes, fua_writes;
 	u64 bytes_read, bytes_written, destaged, io_errors, cuts;
+	u64 misaligned, alloc_failures, held;
 	/* the last power cut */
 	u64 cut_writes, cut_units_persisted, cut_units_dropped, cut_writes_torn;
 	u64 cut_atomic_persisted, cut_atomic_dropped;
+	u64 cut_rewound;	/* cached writes dropped whole by cut_rewind_to */
+	/*
+	 * tear_unit pieces of the cached writes: all, partly persisted, and
+	 * partly persisted with both parts differing from the old media
+	 */
+	u64 cut_pieces, cut_pieces_partial, cut_pieces_torn;
 	struct tornblk_hist all, atomic;
+};
+
+/*
+ * Devices that lose power at the same instant (data and WAL volumes).  Every
+ * device is in one: its own (id 0) unless cut_group names a shared one.
+ * The group's mutex serializes all I/O and runtime state of its members,
+ * so a cut of every member happens between two I/Os of any of them.
+ */
+struct tornblk_group {
+	struct list_head node;		/* in the list of shared groups */
+	u32 id;
+	struct mutex lock;
+	struct list_head devs;
+	unsigned int nr_devs;
 };
 
 struct tornblk_dev {
@@ -60,13 +85,19 @@ struct tornblk_dev {
 	u32 cache_mb;
 	bool write_cache;
 	bool fua;
-	/* may change at any time: they only matter at the next cut */
+	u32 cut_group;
+
+	/* runtime, under grp->lock; seed .. hold_flush may change any time */
 	u64 seed;
 	u32 persist_pct;
 	u64 cut_after_writes;	/* armed: cut right after this many more writes */
+	u32 tear_unit;		/* granularity of the torn-piece counts */
+	u64 cut_rewind_to;	/* a cut drops cached writes numbered above */
+	bool hold_flush;	/* park flushes and FUA writes until a cut */
+	struct bio_list held;	/* the parked bios, in order */
 
-	/* runtime, under @lock */
-	struct mutex lock;
+	struct tornblk_group *grp;
+	struct list_head grp_node;
 	struct gendisk *disk;
 	bool powered;
 	struct tornblk_store current_data;	/* what reads see */
@@ -78,26 +109,54 @@ struct tornblk_dev {
 	struct dentry *debugfs;
 };
 
+/* Configuration changes; taken before a group lock, never after. */
+extern struct mutex tornblk_cfg_lock;
+
 /* Everything the module holds, over all devices (checked by the tests). */
 extern atomic64_t tornblk_live_pages;
 extern atomic64_t tornblk_live_recs;
 
-/* store.c */
+static inline void tornblk_lock(struct tornblk_dev *dev)
+{
+	mutex_lock(&dev->grp->lock);
+}
+
+static inline void tornblk_unlock(struct tornblk_dev *dev)
+{
+	mutex_unlock(&dev->grp->lock);
+}
+
+#define tornblk_assert_locked(dev) lockdep_assert_held(&(dev)->grp->lock)
+
+/* Test hook: the next N allocations on the I/O path fail (debugfs). */
+extern atomic_t tornblk_fail_allocs;
+bool tornblk_should_fail_alloc(void);
+
+/* store.c: writes go only to ranges made ready by tornblk_store_prepare */
 void tornblk_store_init(struct tornblk_store *s);
 void tornblk_store_free(struct tornblk_store *s);
-int tornblk_store_write(struct tornblk_store *s, sector_t sector,
-			const void *buf, size_t len);
+int tornblk_store_prepare(struct tornblk_store *s, sector_t sector, size_t len);
+void tornblk_store_write(struct tornblk_store *s, sector_t sector,
+			 const void *buf, size_t len);
 void tornblk_store_read(struct tornblk_store *s, sector_t sector, void *buf,
 			size_t len);
-int tornblk_store_copy(struct tornblk_store *dst, struct tornblk_store *src,
-		       sector_t sector, size_t len);
+bool tornblk_store_differs(struct tornblk_store *s, sector_t sector,
+			   const void *buf, size_t len);
+void tornblk_store_copy(struct tornblk_store *dst, struct tornblk_store *src,
+			sector_t sector, size_t len);
 
 /* cache.c */
 int tornblk_cache_write(struct tornblk_dev *dev, sector_t sector,
 			u8 *data, u32 len, bool atomic, bool fua);
-int tornblk_cache_flush(struct tornblk_dev *dev);
-int tornblk_power_cut(struct tornblk_dev *dev);
+void tornblk_cache_flush(struct tornblk_dev *dev);
+void tornblk_power_cut(struct tornblk_dev *dev);
 void tornblk_cache_drop(struct tornblk_dev *dev);
+
+/* group.c */
+int tornblk_group_set(struct tornblk_dev *dev, u32 id);
+void tornblk_group_leave(struct tornblk_dev *dev);
+void tornblk_group_cut(struct tornblk_dev *dev, const char *why,
+		       struct bio_list *failed);
 
 /* stats.c */
 void tornblk_stats_write(struct tornblk_dev *dev, sector_t sector, u32 len,
