@@ -25,17 +25,20 @@ WL_THREADS=${WL_THREADS:-4}
 WL_LOG=/tmp/pg.log
 WL_LUA_DIR=/lbs/src/workloads
 
+WL_CONFIGS_TSV=/lbs/src/workloads/configs.tsv
+
+# wl_configs: the configuration names, in table order.
+wl_configs() { awk -F'\t' '!/^#/ && NF { print $1 }' "$WL_CONFIGS_TSV"; }
+
 # wl_config NAME: XFS block, device pawu, REQ_ATOMIC unit, full_page_writes
-# (WL_XFS_BS, WL_PAWU, WL_ATOMIC, WL_FPW; WL_CONFIG is the name).
+# and role from configs.tsv (WL_XFS_BS, WL_PAWU, WL_ATOMIC, WL_FPW,
+# WL_ROLE; WL_CONFIG is the name).
 # shellcheck disable=SC2034  # used by the scripts that source this file
 wl_config() {
-	case $1 in
-	baseline) WL_XFS_BS=4096 WL_PAWU=4096 WL_ATOMIC=0 WL_FPW=on ;;
-	unsafe) WL_XFS_BS=4096 WL_PAWU=4096 WL_ATOMIC=0 WL_FPW=off ;;
-	lbs-atomic) WL_XFS_BS=16384 WL_PAWU=16384 WL_ATOMIC=16384 WL_FPW=off ;;
-	lbs-only) WL_XFS_BS=16384 WL_PAWU=4096 WL_ATOMIC=0 WL_FPW=off ;;
-	*) t_fail "unknown configuration '$1' (baseline, unsafe, lbs-atomic, lbs-only)" ;;
-	esac
+	local line
+	line=$(awk -F'\t' -v n="$1" '!/^#/ && $1 == n { print $2, $3, $4, $5, $6 }' "$WL_CONFIGS_TSV")
+	[ -n "$line" ] || t_fail "unknown configuration '$1' ($(wl_configs | tr '\n' ' '))"
+	read -r WL_XFS_BS WL_PAWU WL_ATOMIC WL_FPW WL_ROLE <<<"$line"
 	WL_CONFIG=$1
 }
 
@@ -78,6 +81,7 @@ wl_template() {
 		{ tail -n 20 "$WL_LOG"; t_fail "template server did not start"; }
 	psql_q -c "CREATE DATABASE sbtest" || t_fail "CREATE DATABASE failed"
 	psql_q -d sbtest -c "CREATE EXTENSION amcheck" -c "CREATE EXTENSION pg_buffercache" \
+		-c "CREATE EXTENSION pg_visibility" \
 		-c "CREATE TABLE ledger (tid int, seq int, PRIMARY KEY (tid, seq))" ||
 		t_fail "template schema failed"
 	wl_sysbench oltp_write_only prepare >/tmp/prepare.log 2>&1 ||
@@ -88,14 +92,18 @@ wl_template() {
 }
 
 # wl_device: fresh data and WAL devices for $WL_CONFIG with XFS and the
-# template cluster on them, all durable.
+# template cluster on them, all durable.  The two are one cut group: they
+# lose power at the same instant, whichever is cut.  Torn pieces are
+# counted per 8k PostgreSQL page.
 wl_device() {
 	local attrs=(size_mb=1024 cache_mb=512 logical_block_size=4096
-		physical_block_size="$WL_PAWU" pawu="$WL_PAWU" seed="${WL_SEED:-1}")
+		physical_block_size="$WL_PAWU" pawu="$WL_PAWU" seed="${WL_SEED:-1}"
+		cut_group=1 tear_unit=8192)
 	[ "$WL_ATOMIC" -eq 0 ] || attrs+=(atomic_unit_min=4096 atomic_unit_max="$WL_ATOMIC")
 	[ -d "$TB_CFG/$WL_DEV" ] && wl_device_remove
 	t_tornblk_create "$WL_DEV" "${attrs[@]}" >/dev/null
-	t_tornblk_create "$WL_WALDEV" size_mb=1024 cache_mb=256 pawu=4096 seed="${WL_SEED:-1}" >/dev/null
+	t_tornblk_create "$WL_WALDEV" size_mb=1024 cache_mb=256 pawu=4096 seed="${WL_SEED:-1}" \
+		cut_group=1 tear_unit=8192 >/dev/null
 	t_mkfs_xfs "/dev/$WL_DEV" "$WL_XFS_BS" -s size=4096
 	t_mkfs_xfs "/dev/$WL_WALDEV" 4096 -s size=4096
 	wl_mount_all || t_fail "mounting the fresh devices failed"
@@ -128,14 +136,11 @@ wl_device_remove() {
 	t_tornblk_remove "$WL_WALDEV"
 }
 
-# wl_power_cut_all: the WAL device loses power too (the data device may
-# already be off through its armed cut).
+# wl_power_cut_all: both devices, at one instant (one cut group).
 wl_power_cut_all() {
-	local d p
-	for d in "$WL_DEV" "$WL_WALDEV"; do
-		read -r p <"$TB_CFG/$d/power"
-		[ "$p" = 0 ] || t_tornblk_cut "$d"
-	done
+	local p
+	read -r p <"$TB_CFG/$WL_DEV/power"
+	[ "$p" = 0 ] || t_tornblk_cut "$WL_DEV"
 }
 wl_power_on_all() { t_tornblk_on "$WL_DEV"; t_tornblk_on "$WL_WALDEV"; }
 
@@ -177,3 +182,4 @@ wl_ledger_start() {
 }
 
 tb_stat() { t_tornblk_stat "$WL_DEV" "$1"; }
+tb_walstat() { t_tornblk_stat "$WL_WALDEV" "$1"; }
