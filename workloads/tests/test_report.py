@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Host unit test of report.py's crash summary: bounds and expectations.
+
+Builds a small results directory with crash.csv files in the format that
+crash.sh writes, runs report.py on it and checks the numbers it derives.
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import report  # noqa: E402
+
+COLUMNS = ("kernel,commit,config,xfs_bs,pawu,atomic_unit,full_page_writes,synchronous_commit,"
+           "cycle,seed,cut_mode,ckpt_writes,cut_pos,cut_fraction,data_cached_writes,"
+           "data_rewound_writes,wal_cached_writes,torn_writes,units_kept,units_lost,"
+           "pages_in_flight,pages_partial,pages_torn,wal_pages_torn,mount,recovery,redo,"
+           "log_page_errors,amcheck_rc,amcheck_errors,visibility_errors,checksum_bad,xfs_repair,"
+           "commits_seen,commits_lost,seconds,verdict").split(",")
+
+
+def row(config, cycle, verdict, pages=100, torn=0):
+    r = {c: "0" for c in COLUMNS}
+    r.update(kernel="6.12.118", commit="abc", config=config, xfs_bs="4096", pawu="4096",
+             atomic_unit="0", full_page_writes="off", synchronous_commit="on", cycle=str(cycle),
+             seed=str(1000 + cycle), cut_mode="fsync", cut_fraction="0.5", mount="ok",
+             recovery="ok", redo="yes", xfs_repair="clean", commits_seen="500",
+             pages_in_flight=str(pages), pages_torn=str(torn), seconds="60", verdict=verdict)
+    return r
+
+
+def write(d, config, rows):
+    os.makedirs(os.path.join(d, f"crash-{config}"))
+    with open(os.path.join(d, f"crash-{config}", "crash.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def main():
+    failures = []
+
+    def check(cond, what):
+        if not cond:
+            failures.append(what)
+
+    # Clopper-Pearson upper bounds against known values.
+    check(abs(report.binom_upper(0, 60) - 0.0487) < 1e-3, "0/60 bound is not 4.87%")
+    check(abs(report.binom_upper(0, 100) - 0.0295) < 1e-3, "0/100 bound is not 2.95%")
+    check(report.binom_upper(5, 5) == 1.0, "5/5 bound is not 1")
+    check(report.binom_upper(0, 0) is None, "0/0 has a bound")
+
+    with tempfile.TemporaryDirectory() as d:
+        write(d, "lbs-atomic", [row("lbs-atomic", i, "clean") for i in range(1, 61)])
+        write(d, "baseline", [row("baseline", 1, "clean"), row("baseline", 2, "untested")])
+        write(d, "unsafe", [row("unsafe", i, "corrupt", torn=5) for i in range(1, 28)] +
+              [row("unsafe", i, "clean") for i in range(28, 31)])
+        write(d, "lbs-only", [row("lbs-only", i, "corrupt" if i <= 20 else "clean", torn=3)
+                              for i in range(1, 31)])
+        meta = {"started": "s", "finished": "f", "mode": "evidence", "command": "c",
+                "bench_command": "b", "crash_command": "k", "kernel_release": "r",
+                "kernel_config_hash": "h", "repo_commit": "abc", "accel": "tcg", "host_cpus": 2}
+        with open(os.path.join(d, "meta.json"), "w") as f:
+            json.dump(meta, f)
+        md = os.path.join(d, "REPORT.md")
+        subprocess.run([sys.executable, os.path.join(os.path.dirname(HERE), "report.py"), d, md],
+                       check=True, env={**os.environ, "LBS_REPORT_NO_PLOTS": "1"})
+        with open(os.path.join(d, "crash.json")) as f:
+            s = json.load(f)["summary"]
+        text = open(md).read()
+    check(s["lbs-atomic"]["meets_expectation"], "60 clean cycles do not meet the protected rule")
+    check(abs(s["lbs-atomic"]["rate_upper95"] - 0.0487) < 1e-3, "lbs-atomic bound wrong")
+    check(abs(s["lbs-atomic"]["page_rate_upper95"] - report.binom_upper(0, 6000)) < 1e-9,
+          "per-page bound does not use the pages in flight")
+    check(not s["baseline"]["meets_expectation"], "an untested cycle passed a protected config")
+    check(s["unsafe"]["meets_expectation"], "27 of 30 corrupt does not meet the 90% control rule")
+    check(not s["lbs-only"]["meets_expectation"], "20 of 30 corrupt met the 90% control rule")
+    check("0/60 (4.9%)" in text, "REPORT.md does not show '0/60 (4.9%)'")
+    for f in failures:
+        print(f"test_report: FAIL: {f}", file=sys.stderr)
+    if failures:
+        sys.exit(1)
+    print("test_report: 11 checks passed")
+
+
+if __name__ == "__main__":
+    main()
