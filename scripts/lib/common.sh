@@ -76,16 +76,22 @@ with_heartbeat() {
 	fi
 }
 
-# build_all BUILD-DIR: configure and build the userspace tools, the kernel
-# and the guest image (the last two cached under $LBS_CACHE).
-build_all() {
+# build_userspace BUILD-DIR: install the packages, configure and build the
+# userspace tools (seconds; no kernel).
+build_userspace() {
 	local build=$1
 	need_pkgs cmake gcc make pkg-config liburing-dev shellcheck qemu-system-x86 \
-		debootstrap e2fsprogs
+		debootstrap e2fsprogs python3
 	log "configuring $build"
 	cmake -S "$LBS_TOP" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	log "building userspace"
 	cmake --build "$build" -j"$(nproc)"
+}
+
+# build_all BUILD-DIR: the userspace tools, the kernel and the guest image
+# (the last two cached under $LBS_CACHE).
+build_all() {
+	build_userspace "$1"
 	log "building kernel and guest image (cached in $LBS_CACHE)"
-	cmake --build "$build" --target vm-prereqs
+	cmake --build "$1" --target vm-prereqs
 }
