@@ -1,6 +1,6 @@
 #!/bin/bash
 # A block device whose logical block size is above the page size (patches
-# 0007-0013).  tornblk and loop accept it and report it (blockdev, sysfs,
+# 0007-0012).  tornblk and loop accept it and report it (blockdev, sysfs,
 # st_blksize); O_DIRECT below the block size or off its alignment is
 # refused; buffered and mmap I/O of any size and offset goes through the
 # page cache's large folios and reads back identical from the cache, after
