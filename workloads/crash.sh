@@ -8,9 +8,10 @@
 #     see lib.sh) with XFS and the prepared cluster; sysbench
 #     oltp_write_only plus a commit ledger client;
 #  2. the data device holds back flushes (hold_flush) and a CHECKPOINT
-#     runs until its first fsync waits on the device: every write the
-#     checkpoint issued is then in the volatile cache, and the count N of
-#     data-device writes since it started is measured, not guessed;
+#     runs until its first fsync of the buffer writes waits on the device
+#     (earlier flushes are let through): every write the checkpoint issued
+#     is then in the volatile cache, and the count N of unflushed writes
+#     is read from the device, not guessed;
 #  3. the cut: a position k is drawn uniformly in 1..N (or k = N, right
 #     before the checkpoint's fsync, in every fourth cycle); the data
 #     device loses power as if right after its k-th write (later writes
@@ -63,7 +64,7 @@ t_require sysbench runuser xfs_repair
 csv=$out/crash.csv
 logs=$out/logs
 mkdir -p "$logs"
-columns="kernel,commit,config,xfs_bs,pawu,atomic_unit,full_page_writes,synchronous_commit,cycle,seed,cut_mode,ckpt_writes,cut_pos,cut_fraction,data_cached_writes,data_rewound_writes,wal_cached_writes,torn_writes,units_kept,units_lost,pages_in_flight,pages_partial,pages_torn,wal_pages_torn,mount,recovery,redo,log_page_errors,amcheck_rc,amcheck_errors,visibility_errors,checksum_bad,xfs_repair,commits_seen,commits_lost,seconds,verdict"
+columns="kernel,commit,config,xfs_bs,pawu,atomic_unit,full_page_writes,synchronous_commit,cycle,seed,cut_mode,unflushed_writes,cut_pos,cut_fraction,data_cached_writes,data_rewound_writes,wal_cached_writes,torn_writes,units_kept,units_lost,pages_in_flight,pages_partial,pages_torn,wal_pages_torn,mount,recovery,redo,log_page_errors,amcheck_rc,amcheck_errors,visibility_errors,checksum_bad,xfs_repair,commits_seen,commits_lost,seconds,verdict"
 if [ -s "$csv" ]; then
 	[ "$(head -n 1 "$csv")" = "$columns" ] ||
 		t_fail "$csv has other columns than this version writes; move it away"
@@ -80,12 +81,11 @@ wl_template
 # wait_ckpt_fsync: wait until the checkpointer waits in an fsync of its
 # buffer writes (ProcessSyncRequests) that the data device holds.  A flush
 # held earlier (an fsync before the buffer writes, an XFS log force) is let
-# through, as a device would, and the count restarts there: CK_W0 is the
-# data-device write count after the last flush that went through, CK_MODE
-# how the wait ended (fsync or timeout).
+# through, as a device would.  CK_MODE says how the wait ended (fsync or
+# timeout); RELEASED counts the flushes let through.
 wait_ckpt_fsync() {
 	local tries=1200 held ev prev=-1 w stable=0
-	CK_W0=$(tb_stat writes) CK_MODE=timeout
+	CK_MODE=timeout
 	while [ $tries -gt 0 ]; do
 		sleep 0.1
 		tries=$((tries - 1))
@@ -99,7 +99,6 @@ wait_ckpt_fsync() {
 		DataFileSync | SLRUSync) CK_MODE=fsync; return 0 ;;
 		esac
 		echo 0 >"$TB_CFG/$WL_DEV/hold_flush"
-		CK_W0=$(tb_stat writes)
 		echo 1 >"$TB_CFG/$WL_DEV/hold_flush"
 		RELEASED=$((RELEASED + 1))
 	done
@@ -135,9 +134,9 @@ cycle() {
 	(psql_q -c CHECKPOINT) >/dev/null 2>&1 &
 	RELEASED=0
 	wait_ckpt_fsync
-	mode=$CK_MODE w0=$CK_W0
-	[ "$RELEASED" -eq 0 ] || t_log "cycle $c: let $RELEASED earlier held flushes through"
-	w1=$(tb_stat writes)
+	# Every write since the cache last emptied is unflushed: the cut falls
+	# among them.
+	mode=$CK_MODE w0=$(tb_stat last_flush_write) w1=$(tb_stat writes)
 	n=$((w1 - w0))
 	if [ "$n" -gt 0 ]; then
 		if [ $((c % 4)) -eq 0 ]; then
@@ -219,7 +218,7 @@ cycle() {
 		verdict=clean
 	fi
 	[ "$lost" = NA ] || [ "$lost" -eq 0 ] || verdict=$verdict+lost
-	t_log "cycle $c: checkpoint $mode after $n writes, cut at $k ($frac); data $cached cached" \
+	t_log "cycle $c: checkpoint $mode ($RELEASED earlier flushes let through) with $n unflushed writes, cut after $k ($frac); data $cached cached" \
 		"($rewound rewound, $torn torn writes, pages $inflight in flight $partial partial $ptorn torn)," \
 		"WAL $walc cached ($waltorn pages torn); mount $mount, recovery $recovery, redo $redo," \
 		"log page errors $logerr, amcheck rc $am_rc, visibility $vis, bad checksums $bad," \

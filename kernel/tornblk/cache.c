@@ -42,6 +42,7 @@ void tornblk_cache_flush(struct tornblk_dev *dev)
 	tornblk_assert_locked(dev);
 	list_for_each_entry_safe(rec, next, &dev->cache, list)
 		rec_destage(dev, rec);
+	dev->stats.last_flush_write = dev->stats.writes;
 }
 
 /*
@@ -79,6 +80,7 @@ int tornblk_cache_write(struct tornblk_dev *dev, sector_t sector,
 		 */
 		tornblk_cache_flush(dev);
 		tornblk_store_write(&dev->media, sector, data, len);
+		dev->stats.last_flush_write++;	/* this write is durable too */
 		kvfree(data);
 		return 0;
 	}

@@ -87,6 +87,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "misaligned %llu\nalloc_failures %llu\nheld %llu\n",
 		   st->misaligned, st->alloc_failures, st->held);
 	seq_printf(m, "held_now %u\n", bio_list_size(&dev->held));
+	seq_printf(m, "last_flush_write %llu\n", st->last_flush_write);
 	tornblk_unlock(dev);
 	mutex_unlock(&tornblk_cfg_lock);
 	return 0;

@@ -44,6 +44,7 @@ struct tornblk_stats {
 	u64 reads, writes, atomic_writes, flushes, fua_writes;
 	u64 bytes_read, bytes_written, destaged, io_errors, cuts;
 	u64 misaligned, alloc_failures, held;
+	u64 last_flush_write;	/* the write count when the cache last emptied */
 	/* the last power cut */
 	u64 cut_writes, cut_units_persisted, cut_units_dropped, cut_writes_torn;
 	u64 cut_atomic_persisted, cut_atomic_dropped;
