@@ -16,7 +16,9 @@
 #     before the checkpoint's fsync, in every fourth cycle); the data
 #     device loses power as if right after its k-th write (later writes
 #     are lost whole, earlier ones tear by the seeded coin), and the WAL
-#     device loses power at the same instant;
+#     device loses power at the same instant, right after it acknowledged
+#     a write that was not flushed yet (an armed cut on it; by hand, mode
+#     "-nowal", if no WAL write comes within 5 s);
 #  4. kill what is left of PostgreSQL, umount, power on, mount (XFS log
 #     recovery), start PostgreSQL (WAL replay), then the checks: the server
 #     log of the recovery searched for page verification failures (before
@@ -64,7 +66,7 @@ t_require sysbench runuser xfs_repair
 csv=$out/crash.csv
 logs=$out/logs
 mkdir -p "$logs"
-columns="kernel,commit,config,xfs_bs,pawu,atomic_unit,full_page_writes,synchronous_commit,cycle,seed,cut_mode,unflushed_writes,cut_pos,cut_fraction,data_cached_writes,data_rewound_writes,wal_cached_writes,torn_writes,units_kept,units_lost,pages_in_flight,pages_partial,pages_torn,wal_pages_torn,mount,recovery,redo,log_page_errors,amcheck_rc,amcheck_errors,visibility_errors,checksum_bad,xfs_repair,commits_seen,commits_lost,seconds,verdict"
+columns="kernel,commit,config,xfs_bs,pawu,atomic_unit,full_page_writes,synchronous_commit,cycle,seed,cut_mode,unflushed_writes,cut_pos,cut_fraction,data_cached_writes,data_rewound_writes,wal_cached_writes,torn_writes,units_kept,units_lost,pages_in_flight,pages_partial,pages_torn,wal_pages_torn,mount,recovery,redo,log_page_errors,fsm_pages_zeroed,amcheck_rc,amcheck_errors,visibility_errors,checksum_bad,xfs_repair,commits_seen,commits_lost,seconds,verdict"
 if [ -s "$csv" ]; then
 	[ "$(head -n 1 "$csv")" = "$columns" ] ||
 		t_fail "$csv has other columns than this version writes; move it away"
@@ -117,7 +119,7 @@ check_visibility() {
 cycle() {
 	local c=$1 cseed=$((seed * 1000 + $1)) t0=$SECONDS mode w0 w1 n k=0 frac=NA
 	local cached=NA rewound=NA walc=NA torn=NA ukept=NA ulost=NA inflight=NA partial=NA ptorn=NA waltorn=NA
-	local mount=ok recovery=NA redo=NA logerr=NA am_rc=NA am_err=NA vis=NA bad=NA repair=NA
+	local mount=ok recovery=NA redo=NA logerr=NA fsm=NA am_rc=NA am_err=NA vis=NA bad=NA repair=NA
 	local seen=0 lost=NA verdict why=() ledger=/tmp/ledger.$c clog=$logs/cycle-$c.log
 	RANDOM=$cseed
 	WL_SEED=$cseed wl_device
@@ -147,6 +149,17 @@ cycle() {
 		frac=$(awk -v k="$k" -v n="$n" 'BEGIN { printf "%.3f", k / n }')
 		echo $((w0 + k)) >"$TB_CFG/$WL_DEV/cut_rewind_to" || t_fail "cycle $c: cut_rewind_to refused"
 	fi
+	# The instant of the cut: right after the WAL device acknowledges its
+	# next write, before that write is flushed, so that the WAL tail is in
+	# the volatile cache too (commits go on while the checkpoint waits).
+	echo 1 >"$TB_CFG/$WL_WALDEV/cut_after_writes"
+	local tries=50 p=1
+	while [ "$p" = 1 ] && [ $tries -gt 0 ]; do
+		sleep 0.1
+		tries=$((tries - 1))
+		read -r p <"$TB_CFG/$WL_DEV/power"
+	done
+	[ "$p" = 0 ] || mode=$mode-nowal
 	wl_power_cut_all
 	cached=$(tb_stat cut_writes)
 	rewound=$(tb_stat cut_rewound)
@@ -175,7 +188,17 @@ cycle() {
 		# during recovery (visibility map and free space map pages are
 		# zeroed and rewritten with fresh checksums, so only the log
 		# remembers them).
-		logerr=$(grep -cE 'page verification failed|invalid page|zeroing out page' "$WL_LOG" || true)
+		# Free space map pages are not WAL-logged: PostgreSQL zeroes a torn
+		# one and rebuilds it, by design, even with full_page_writes on.
+		# They count as corruption only where pages must never tear
+		# (full_page_writes off); every other page error always does.
+		fsm=$(grep -c 'invalid page in block .*_fsm; zeroing out page' "$WL_LOG" || true)
+		logerr=$(grep 'invalid page in block' "$WL_LOG" | grep -vc '_fsm; zeroing out page' || true)
+		local pvf inv
+		pvf=$(grep -c 'page verification failed' "$WL_LOG" || true)
+		inv=$(grep -c 'invalid page in block' "$WL_LOG" || true)
+		[ "$pvf" -le "$inv" ] || logerr=$((logerr + pvf - inv))
+		[ "$WL_FPW" = on ] || logerr=$((logerr + fsm))
 		redo=no
 		! grep -q 'redo starts at' "$WL_LOG" || redo=yes
 		if [ "$recovery" = failed ]; then
@@ -221,9 +244,9 @@ cycle() {
 	t_log "cycle $c: checkpoint $mode ($RELEASED earlier flushes let through) with $n unflushed writes, cut after $k ($frac); data $cached cached" \
 		"($rewound rewound, $torn torn writes, pages $inflight in flight $partial partial $ptorn torn)," \
 		"WAL $walc cached ($waltorn pages torn); mount $mount, recovery $recovery, redo $redo," \
-		"log page errors $logerr, amcheck rc $am_rc, visibility $vis, bad checksums $bad," \
+		"log page errors $logerr (fsm pages zeroed $fsm), amcheck rc $am_rc, visibility $vis, bad checksums $bad," \
 		"xfs_repair $repair, commits seen $seen lost $lost: $verdict${why:+ (${why[*]})}"
-	echo "$(uname -r),$commit,$config,$WL_XFS_BS,$WL_PAWU,$WL_ATOMIC,$WL_FPW,$sync_commit,$c,$cseed,$mode,$n,$k,$frac,$cached,$rewound,$walc,$torn,$ukept,$ulost,$inflight,$partial,$ptorn,$waltorn,$mount,$recovery,$redo,$logerr,$am_rc,$am_err,$vis,$bad,$repair,$seen,$lost,$((SECONDS - t0)),$verdict" >>"$csv"
+	echo "$(uname -r),$commit,$config,$WL_XFS_BS,$WL_PAWU,$WL_ATOMIC,$WL_FPW,$sync_commit,$c,$cseed,$mode,$n,$k,$frac,$cached,$rewound,$walc,$torn,$ukept,$ulost,$inflight,$partial,$ptorn,$waltorn,$mount,$recovery,$redo,$logerr,$fsm,$am_rc,$am_err,$vis,$bad,$repair,$seen,$lost,$((SECONDS - t0)),$verdict" >>"$csv"
 	VERDICTS+=("$verdict")
 	wl_device_remove
 }
