@@ -31,22 +31,28 @@ need_pkgs() {
 }
 
 # hash_inputs PATH...: one sha256 over the names and contents of the files
-# under PATH (sorted, so the result does not depend on directory order).
+# under PATH (sorted, so the result does not depend on directory order;
+# any file name works, spaces included).
 hash_inputs() {
 	local f
-	for f in $(find "$@" -type f ! -name '*~' ! -name '.*.swp' 2>/dev/null | LC_ALL=C sort); do
-		printf '%s\n' "${f#"$LBS_TOP"/}"
-		sha256sum <"$f"
-	done | sha256sum | cut -c1-16
+	find "$@" -type f ! -name '*~' ! -name '.*.swp' -print0 2>/dev/null | LC_ALL=C sort -z |
+		while IFS= read -r -d '' f; do
+			printf '%s\n' "${f#"$LBS_TOP"/}"
+			sha256sum <"$f"
+		done | sha256sum | cut -c1-16
 }
 
 # prune_cache DIR KEEP: remove all but the KEEP most recently used entries.
+# Only entries named like our cache keys (16 hex digits, ".tmp" while they
+# are built) are ever removed: a DIR that holds anything else keeps it.
 prune_cache() {
 	local dir=$1 keep=$2
 	[ -d "$dir" ] || return 0
 	# Half-built entries of an interrupted run, left for more than two hours.
-	find "$dir" -mindepth 1 -maxdepth 1 -type d -name '*.tmp' -mmin +120 -exec rm -rf {} +
-	find "$dir" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp' -printf '%T@ %p\n' |
+	find "$dir" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended \
+		-regex '.*/[0-9a-f]{16}\.tmp' -mmin +120 -exec rm -rf {} +
+	find "$dir" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended \
+		-regex '.*/[0-9a-f]{16}' -printf '%T@ %p\n' |
 		sort -rn | tail -n +"$((keep + 1))" | cut -d' ' -f2- |
 		while read -r old; do
 			log "pruning old cache entry $old"
