@@ -120,6 +120,12 @@ static int validate(struct aw_opts *o, char *err, size_t len)
 	if (o->unit && (o->unit % AW_SECTOR || !aw_is_pow2(o->unit) || o->unit > (1u << 20)))
 		return errf(err, len, "--unit %llu must be a power of two from 512 to 1m",
 			    (unsigned long long)o->unit);
+	if (o->offset > AW_MAX_BYTES)
+		return errf(err, len, "--offset %llu is beyond %llu (2^60)",
+			    (unsigned long long)o->offset, (unsigned long long)AW_MAX_BYTES);
+	if (o->blocks > AW_MAX_BYTES / AW_SECTOR)
+		return errf(err, len, "--blocks %llu is too many",
+			    (unsigned long long)o->blocks);
 	if (o->cmd == AW_CMD_VERIFY && o->journal && !o->block_size)
 		return 0; /* geometry comes from the journal */
 	if (!o->block_size)
@@ -133,8 +139,19 @@ static int validate(struct aw_opts *o, char *err, size_t len)
 		return errf(err, len, "--offset %llu is not a multiple of the block size %llu",
 			    (unsigned long long)o->offset,
 			    (unsigned long long)o->block_size);
+	if (o->blocks > AW_MAX_BYTES / o->block_size)
+		return errf(err, len, "--blocks %llu of %llu bytes is beyond 2^60 bytes",
+			    (unsigned long long)o->blocks, (unsigned long long)o->block_size);
 	if (o->cmd == AW_CMD_VERIFY)
 		return 0;
+	if (o->seconds > AW_MAX_SECONDS)
+		return errf(err, len, "--time %llu s is more than a year",
+			    (unsigned long long)o->seconds);
+	if (o->gen_base > AW_MAX_GEN_BASE)
+		return errf(err, len, "--gen-base %llu is above 2^62 (generations must not wrap)",
+			    (unsigned long long)o->gen_base);
+	if (o->journal && o->path && !strcmp(o->journal, o->path))
+		return errf(err, len, "--journal must not be the target itself");
 	if (o->qd < 1 || o->qd > 1024)
 		return errf(err, len, "--qd %llu must be between 1 and 1024",
 			    (unsigned long long)o->qd);

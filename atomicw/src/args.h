@@ -7,6 +7,11 @@
 #include <stdio.h>
 #include <stdint.h>
 
+/* Bounds that keep offset, time and generation arithmetic from wrapping. */
+#define AW_MAX_BYTES (1ull << 60)
+#define AW_MAX_SECONDS (366ull * 24 * 3600)
+#define AW_MAX_GEN_BASE (1ull << 62)
+
 enum aw_cmd {
 	AW_CMD_NONE, AW_CMD_INFO, AW_CMD_WRITE, AW_CMD_VERIFY, AW_CMD_BENCH, AW_CMD_PROBE
 };

@@ -78,7 +78,7 @@ static int reap_one(struct writer *w)
 			return 0;
 		}
 		w->fsyncs++;
-		return aw_journal_add(&w->j, AW_REC_FSYNC, 0, 0) || aw_journal_flush(&w->j);
+		return aw_journal_add(&w->j, AW_REC_FSYNC, 0, 0) || aw_journal_sync(&w->j);
 	}
 	b = w->slot_block[tag];
 	w->busy[b] = 0;
@@ -193,6 +193,7 @@ static int setup(struct writer *w)
 	hdr.nblocks = w->nblocks;
 	hdr.base = o->offset;
 	hdr.atomic = (uint32_t)o->atomic;
+	hdr.run_id = aw_rng_next(&w->rng) ^ w->gen ^ ((uint64_t)getpid() << 32);
 	if (aw_journal_create(&w->j, o->journal, &hdr))
 		return 1;
 	if (aw_ring_init(&w->ring, (unsigned int)w->qd + 1)) {

@@ -4,18 +4,35 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+uint32_t aw_rec_csum(uint64_t run_id, uint64_t index, const struct aw_rec *r)
+{
+	uint64_t z = run_id ^ (index * 0x9e3779b97f4a7c15ull);
+
+	z ^= r->block * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 31)) * 0x94d049bb133111ebull;
+	z ^= r->gen * 0xd6e8feb86659fd93ull + r->type;
+	z = (z ^ (z >> 29)) * 0xbf58476d1ce4e5b9ull;
+	return (uint32_t)(z ^ (z >> 32));
+}
 
 int aw_journal_create(struct aw_journal *j, const char *path,
 		      const struct aw_journal_hdr *hdr)
 {
 	j->path = path;
+	j->run_id = hdr->run_id;
+	j->nrecs = 0;
 	j->f = fopen(path, "w");
 	if (!j->f) {
 		fprintf(stderr, "atomicw: cannot create journal %s: %s\n", path,
 			strerror(errno));
 		return -1;
 	}
-	if (fwrite(hdr, sizeof(*hdr), 1, j->f) != 1 || aw_journal_flush(j))
+	if (fwrite(hdr, sizeof(*hdr), 1, j->f) != 1 || aw_journal_sync(j))
 		return -1;
 	return 0;
 }
@@ -25,6 +42,7 @@ int aw_journal_add(struct aw_journal *j, enum aw_rec_type type, uint64_t block,
 {
 	struct aw_rec r = { .block = block, .gen = gen, .type = type };
 
+	r.csum = aw_rec_csum(j->run_id, j->nrecs++, &r);
 	if (fwrite(&r, sizeof(r), 1, j->f) != 1) {
 		fprintf(stderr, "atomicw: writing journal %s: %s\n", j->path,
 			strerror(errno));
@@ -43,9 +61,24 @@ int aw_journal_flush(struct aw_journal *j)
 	return 0;
 }
 
+int aw_journal_sync(struct aw_journal *j)
+{
+	if (aw_journal_flush(j))
+		return -1;
+	if (fsync(fileno(j->f))) {
+		fprintf(stderr, "atomicw: fsync of journal %s: %s\n", j->path,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int aw_journal_close(struct aw_journal *j)
 {
-	int ret = aw_journal_flush(j);
+	int ret = aw_journal_add(j, AW_REC_END, 0, 0);
+
+	if (!ret)
+		ret = aw_journal_sync(j);
 
 	if (fclose(j->f) && !ret) {
 		fprintf(stderr, "atomicw: closing journal %s: %s\n", j->path,
@@ -66,6 +99,8 @@ int aw_journal_apply(struct aw_journal_state *st, struct aw_pending *p,
 	struct aw_expect *e;
 
 	st->records++;
+	if (r->type == AW_REC_END)
+		return -1; /* only the last record may be END: the loader checks */
 	if (r->type == AW_REC_FSYNC) {
 		for (uint64_t i = 0; i < p->n; i++) {
 			uint64_t b = p->v[i];
@@ -102,11 +137,21 @@ int aw_journal_apply(struct aw_journal_state *st, struct aw_pending *p,
 	return 0;
 }
 
+static int bad_header(const struct aw_journal_hdr *h)
+{
+	return h->magic != AW_JOURNAL_MAGIC || !aw_is_pow2(h->block_size) ||
+	       h->block_size < 512 || h->block_size > (1u << 20) || !h->nblocks ||
+	       h->nblocks > (1ull << 60) / h->block_size || h->base % h->block_size ||
+	       h->atomic > 1;
+}
+
 int aw_journal_load(const char *path, struct aw_journal_state *st)
 {
 	FILE *f = fopen(path, "r");
 	struct aw_pending pending = { 0 };
 	struct aw_rec r;
+	struct stat sb;
+	uint64_t nrecs, i;
 	int ret = -1;
 
 	memset(st, 0, sizeof(*st));
@@ -115,30 +160,51 @@ int aw_journal_load(const char *path, struct aw_journal_state *st)
 			strerror(errno));
 		return -1;
 	}
-	if (fread(&st->hdr, sizeof(st->hdr), 1, f) != 1 ||
-	    st->hdr.magic != AW_JOURNAL_MAGIC || !st->hdr.nblocks ||
-	    !st->hdr.block_size) {
-		fprintf(stderr, "atomicw: %s is not an atomicw journal\n", path);
+	if (fstat(fileno(f), &sb)) {
+		fprintf(stderr, "atomicw: cannot stat journal %s: %s\n", path, strerror(errno));
 		goto out;
 	}
+	if (fread(&st->hdr, sizeof(st->hdr), 1, f) != 1 || bad_header(&st->hdr)) {
+		fprintf(stderr, "atomicw: %s is not an atomicw journal (or its header is damaged)\n",
+			path);
+		goto out;
+	}
+	if (((uint64_t)sb.st_size - sizeof(st->hdr)) % sizeof(r)) {
+		fprintf(stderr, "atomicw: journal %s ends in a truncated record: it is damaged\n",
+			path);
+		goto out;
+	}
+	nrecs = ((uint64_t)sb.st_size - sizeof(st->hdr)) / sizeof(r);
 	st->blocks = calloc(st->hdr.nblocks, sizeof(*st->blocks));
 	if (!st->blocks) {
 		fprintf(stderr, "atomicw: no memory for %llu journal blocks\n",
 			(unsigned long long)st->hdr.nblocks);
 		goto out;
 	}
-	while (fread(&r, sizeof(r), 1, f) == 1) {
+	for (i = 0; i < nrecs; i++) {
+		if (fread(&r, sizeof(r), 1, f) != 1) {
+			fprintf(stderr, "atomicw: reading journal %s: %s\n", path,
+				ferror(f) ? strerror(errno) : "it shrank while being read");
+			goto out;
+		}
+		if (r.csum != aw_rec_csum(st->hdr.run_id, i, &r)) {
+			fprintf(stderr, "atomicw: journal %s: record %llu is damaged or from another run\n",
+				path, (unsigned long long)i);
+			goto out;
+		}
+		if (r.type == AW_REC_END && i == nrecs - 1)
+			break;
 		if (aw_journal_apply(st, &pending, &r)) {
 			fprintf(stderr,
 				"atomicw: journal %s: bad record %llu (type %u block %llu gen %llu)\n",
-				path, (unsigned long long)st->records, r.type,
+				path, (unsigned long long)i, r.type,
 				(unsigned long long)r.block, (unsigned long long)r.gen);
 			goto out;
 		}
 	}
-	if (ferror(f)) {
-		fprintf(stderr, "atomicw: reading journal %s: %s\n", path,
-			strerror(errno));
+	if (!nrecs || r.type != AW_REC_END) {
+		fprintf(stderr, "atomicw: journal %s has no end record: the writer did not finish, so it may miss acknowledged writes\n",
+			path);
 		goto out;
 	}
 	ret = 0;

@@ -10,12 +10,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define AW_JOURNAL_MAGIC 0x314a5741u /* "AWJ1" */
+#define AW_JOURNAL_MAGIC 0x324a5741u /* "AWJ2" */
 
 enum aw_rec_type {
 	AW_REC_SUBMIT = 1, /* a write of (block, gen) was submitted */
 	AW_REC_ACK = 2,	   /* ... and completed successfully */
 	AW_REC_FSYNC = 3,  /* every write acknowledged before this is durable */
+	AW_REC_END = 4,	   /* the writer closed the journal: nothing is missing */
 };
 
 struct aw_journal_hdr {
@@ -25,25 +26,37 @@ struct aw_journal_hdr {
 	uint64_t base; /* byte offset of block 0 in the target */
 	uint32_t atomic;
 	uint32_t pad;
+	uint64_t run_id; /* random per run: salts every record's checksum */
 };
 
+/*
+ * csum covers the run id, the record's index in the journal and its fields:
+ * a record from another run, out of place or damaged does not match.
+ */
 struct aw_rec {
 	uint64_t block;
 	uint64_t gen;
 	uint32_t type;
-	uint32_t pad;
+	uint32_t csum;
 };
 
 struct aw_journal {
 	FILE *f;
 	const char *path;
+	uint64_t run_id;
+	uint64_t nrecs;
 };
+
+uint32_t aw_rec_csum(uint64_t run_id, uint64_t index, const struct aw_rec *r);
 
 int aw_journal_create(struct aw_journal *j, const char *path,
 		      const struct aw_journal_hdr *hdr);
 int aw_journal_add(struct aw_journal *j, enum aw_rec_type type, uint64_t block,
 		   uint64_t gen);
 int aw_journal_flush(struct aw_journal *j);
+/* Flush and fsync: the journal survives a crash of the machine too. */
+int aw_journal_sync(struct aw_journal *j);
+/* Append the END record, sync and close. */
 int aw_journal_close(struct aw_journal *j);
 
 /* What the journal says each block must hold after a crash. */
@@ -70,7 +83,11 @@ struct aw_pending {
 int aw_journal_apply(struct aw_journal_state *st, struct aw_pending *p,
 		     const struct aw_rec *r);
 
-/* Read a journal file; prints an error and returns -1 on failure. */
+/*
+ * Read a journal file; prints an error and returns -1 on failure: a bad
+ * header, a truncated or damaged record, or no END record (the writer did
+ * not finish, so acknowledged writes may be missing from the journal).
+ */
 int aw_journal_load(const char *path, struct aw_journal_state *st);
 void aw_journal_state_free(struct aw_journal_state *st);
 

@@ -14,7 +14,8 @@ static int parse_scaled(const char *s, uint64_t *out, const char *suffixes,
 	unsigned long long v;
 	uint64_t scale = 1;
 
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+	/* strtoull skips blanks and takes a sign: only a digit may start */
+	if (!s || *s < '0' || *s > '9')
 		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 10);

@@ -38,6 +38,22 @@ int main(void)
 	CHECK(PARSE("write", "x", "-b", "256", "-j", "j") == -1 && said("power of two"));
 	CHECK(PARSE("write", "x", "-b", "16q", "-j", "j") == -1 && said("not a byte count"));
 	CHECK(PARSE("write", "x", "-b", "-16k", "-j", "j") == -1 && said("not a byte count"));
+	/* a leading blank or tab used to slip past the sign check */
+	CHECK(PARSE("write", "x", "-b", "4k", "-j", "j", "-n", " -1") == -1 &&
+	      said("not a non-negative"));
+	CHECK(PARSE("write", "x", "-b", "4k", "-j", "j", "-n", "\t-1") == -1 &&
+	      said("not a non-negative"));
+	CHECK(PARSE("write", "x", "-b", "4k", "-j", "j", "-c", " 5") == -1);
+	CHECK(PARSE("write", "x", "-b", "4k", "-j", "j", "-t", "100000000h") == -1 &&
+	      said("more than a year"));
+	CHECK(PARSE("write", "x", "-b", "4k", "-j", "j", "-o", "8000000000g") == -1 &&
+	      said("beyond"));
+	CHECK(PARSE("write", "x", "-b", "1m", "-j", "j", "-n", "4000000000000") == -1 &&
+	      said("beyond 2^60"));
+	CHECK(PARSE("write", "x", "-b", "4k", "-j", "j", "--gen-base",
+		    "18446744073709551000") == -1 && said("must not wrap"));
+	CHECK(PARSE("write", "/dev/x", "-b", "4k", "-j", "/dev/x") == -1 &&
+	      said("must not be the target"));
 	CHECK(PARSE("write", "x", "-b", "16k") == -1 && said("--journal"));
 	CHECK(PARSE("write", "x", "-b", "16k", "-j", "j", "-o", "4096") == -1 &&
 	      said("not a multiple"));
