@@ -18,6 +18,7 @@ static const struct {
 	{ "verify", AW_CMD_VERIFY },
 	{ "bench", AW_CMD_BENCH },
 	{ "probe", AW_CMD_PROBE },
+	{ "race", AW_CMD_RACE },
 };
 
 static int errf(char *err, size_t len, const char *fmt, ...)
@@ -35,14 +36,15 @@ enum {
 	OPT_QD = 'q', OPT_COUNT = 'c', OPT_TIME = 't', OPT_FSYNC = 'f',
 	OPT_SEED = 's', OPT_ATOMIC = 'a', OPT_VERBOSE = 'v', OPT_HELP = 'h',
 	OPT_CREATE = 256, OPT_CSV, OPT_JSON, OPT_MODES, OPT_ROUNDS, OPT_GEN_BASE,
-	OPT_IOVECS, OPT_BUFFERED, OPT_URING, OPT_UNIT,
+	OPT_IOVECS, OPT_BUFFERED, OPT_URING, OPT_UNIT, OPT_RACE_US,
 };
 
 #define C_W (1u << AW_CMD_WRITE)
 #define C_V (1u << AW_CMD_VERIFY)
 #define C_B (1u << AW_CMD_BENCH)
 #define C_P (1u << AW_CMD_PROBE)
-#define C_ALL (1u << AW_CMD_INFO | C_W | C_V | C_B | C_P)
+#define C_R (1u << AW_CMD_RACE)
+#define C_ALL (1u << AW_CMD_INFO | C_W | C_V | C_B | C_P | C_R)
 
 static const struct option longopts[] = {
 	{ "journal", required_argument, NULL, OPT_JOURNAL },
@@ -67,15 +69,18 @@ static const struct option longopts[] = {
 	{ "buffered", no_argument, NULL, OPT_BUFFERED },
 	{ "uring", no_argument, NULL, OPT_URING },
 	{ "unit", required_argument, NULL, OPT_UNIT },
+	{ "race-us", required_argument, NULL, OPT_RACE_US },
 	{ NULL, 0, NULL, 0 },
 };
 
 /* The commands that take each option, parallel to longopts. */
 static const unsigned int opt_cmds[] = {
-	C_W | C_V, C_W | C_V | C_B | C_P, C_W | C_V | C_B, C_W | C_V | C_B | C_P,
-	C_W | C_B, C_W | C_B, C_W | C_B, C_W, C_W | C_B | C_P, C_W, C_W | C_V, C_ALL,
-	C_W | C_B | C_P, C_B, C_B, C_B, C_B, C_W,
-	C_P, C_P, C_P, C_V,
+	C_W | C_V | C_R, C_W | C_V | C_B | C_P | C_R, C_W | C_V | C_B | C_R,
+	C_W | C_V | C_B | C_P | C_R,
+	C_W | C_B, C_W | C_B | C_R, C_W | C_B | C_R, C_W | C_R, C_W | C_B | C_P | C_R, C_W,
+	C_W | C_V, C_ALL,
+	C_W | C_B | C_P, C_B, C_B, C_B, C_B, C_W | C_R,
+	C_P, C_P, C_P, C_V, C_R,
 };
 
 _Static_assert(sizeof(opt_cmds) / sizeof(opt_cmds[0]) ==
@@ -155,8 +160,12 @@ static int validate(struct aw_opts *o, char *err, size_t len)
 	if (o->qd < 1 || o->qd > 1024)
 		return errf(err, len, "--qd %llu must be between 1 and 1024",
 			    (unsigned long long)o->qd);
-	if (o->cmd == AW_CMD_WRITE && !o->journal)
+	if ((o->cmd == AW_CMD_WRITE || o->cmd == AW_CMD_RACE) && !o->journal)
 		return errf(err, len, "--journal FILE is required (put it on another disk)");
+	if (o->cmd == AW_CMD_RACE && (o->block_size < 2 * AW_SECTOR || o->race_us > 10000000))
+		return errf(err, len, "race needs --block-size of at least 1k (two halves) and --race-us up to 10 s");
+	if (o->cmd == AW_CMD_RACE && !o->count && !o->seconds)
+		return errf(err, len, "race needs --count or --time");
 	if (o->count && o->seconds)
 		return errf(err, len, "give --count or --time, not both");
 	if (o->cmd == AW_CMD_BENCH && !o->count && !o->seconds)
@@ -177,7 +186,7 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 	o->iovecs = 1;
 	o->modes = "plain,atomic,doublewrite";
 	if (argc < 2)
-		return errf(err, len, "missing command (info, write, verify, bench or probe)");
+		return errf(err, len, "missing command (info, write, verify, bench, probe or race)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		o->help = 1;
 		return 0;
@@ -186,7 +195,7 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 		if (!strcmp(argv[1], cmds[i].name))
 			o->cmd = cmds[i].cmd;
 	if (o->cmd == AW_CMD_NONE)
-		return errf(err, len, "unknown command '%s' (info, write, verify, bench or probe)",
+		return errf(err, len, "unknown command '%s' (info, write, verify, bench, probe or race)",
 			    argv[1]);
 
 	optind = 1;
@@ -214,6 +223,7 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 		case OPT_URING: o->uring = 1; break;
 		case OPT_IOVECS: if (num(optarg, name, &o->iovecs, 0, err, len)) return -1; break;
 		case OPT_UNIT: if (num(optarg, name, &o->unit, 1, err, len)) return -1; break;
+		case OPT_RACE_US: if (num(optarg, name, &o->race_us, 0, err, len)) return -1; break;
 		case OPT_HELP: o->help = 1; return 0;
 		case OPT_BS: if (num(optarg, name, &o->block_size, 1, err, len)) return -1; break;
 		case OPT_BLOCKS: if (num(optarg, name, &o->blocks, 0, err, len)) return -1; break;

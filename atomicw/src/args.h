@@ -13,7 +13,8 @@
 #define AW_MAX_GEN_BASE (1ull << 62)
 
 enum aw_cmd {
-	AW_CMD_NONE, AW_CMD_INFO, AW_CMD_WRITE, AW_CMD_VERIFY, AW_CMD_BENCH, AW_CMD_PROBE
+	AW_CMD_NONE, AW_CMD_INFO, AW_CMD_WRITE, AW_CMD_VERIFY, AW_CMD_BENCH, AW_CMD_PROBE,
+	AW_CMD_RACE
 };
 
 struct aw_opts {
@@ -36,6 +37,7 @@ struct aw_opts {
 	uint64_t gen_base; /* write: first generation - 1; 0 = wall clock */
 	uint64_t iovecs;   /* probe: split the buffer into this many iovecs */
 	uint64_t unit;	   /* verify: also count torn pieces of this size */
+	uint64_t race_us;  /* race: longest pause between the two halves */
 	int buffered;	   /* probe: no O_DIRECT */
 	int uring;	   /* probe: io_uring instead of pwritev2 */
 	int atomic;

@@ -29,6 +29,8 @@ int main(int argc, char **argv)
 		return aw_cmd_bench(&o);
 	case AW_CMD_PROBE:
 		return aw_cmd_probe(&o);
+	case AW_CMD_RACE:
+		return aw_cmd_race(&o);
 	case AW_CMD_NONE:
 		break;
 	}

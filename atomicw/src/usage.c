@@ -15,6 +15,7 @@ static const char overview[] =
 "  verify PATH   classify every block after a crash and check the journal\n"
 "  bench PATH    IOPS and latency: plain O_DIRECT, RWF_ATOMIC, doublewrite\n"
 "  probe PATH    one RWF_ATOMIC write, reporting exactly what the kernel said\n"
+"  race FILE     buffered half-block writes racing their block's writeback\n"
 "\n"
 "Sizes take k, m, g suffixes (powers of 1024).  'atomicw COMMAND --help'\n"
 "describes each command.\n";
@@ -118,12 +119,40 @@ static const char probe_help[] =
 "exit: 0 written; 1 bad usage or setup; 2 the kernel refused (errno\n"
 "printed); 3 short write.\n";
 
+static const char race_help[] =
+"usage: atomicw race FILE --journal J --block-size BS (--count N | --time T)\n"
+"\n"
+"The page-cache writeback race of buffered database writes.  Each round\n"
+"picks a block of FILE (BS: the filesystem block, e.g. 16k), writes its\n"
+"first half with a new stamp, starts writeback of the block\n"
+"(sync_file_range), pauses a random 0..--race-us microseconds and writes\n"
+"the second half, then starts writeback again.  Without stable writes a\n"
+"device that reads the data after submission (tornblk dma_delay_us) can\n"
+"capture a block whose second half is part old, part new.  Every half is\n"
+"written once and fsynced first.  Halves are journalled as blocks of BS/2:\n"
+"after a cut, 'atomicw verify FILE --journal J' counts torn halves.\n"
+"FILE must exist (a regular file of at least BS bytes).\n"
+"\n"
+"  -j, --journal FILE    where to record the writes (another disk)\n"
+"  -b, --block-size BS   the block whose writeback races (required)\n"
+"  -n, --blocks N        blocks to use (default: all that fit)\n"
+"  -o, --offset O        byte offset of block 0 (multiple of BS)\n"
+"  -c, --count N         rounds\n"
+"  -t, --time T          run for T (e.g. 30s)\n"
+"  -f, --fsync-every N   fsync every N rounds (default never)\n"
+"      --race-us US      longest pause between the halves (default 0)\n"
+"  -s, --seed S          block choice seed\n"
+"      --gen-base G      first generation (default: the clock)\n"
+"\n"
+"exit: 0 done; 1 bad usage or an I/O error.\n";
+
 void aw_usage(enum aw_cmd cmd)
 {
 	static const char *const text[] = {
 		[AW_CMD_NONE] = overview,  [AW_CMD_INFO] = info_help,
 		[AW_CMD_WRITE] = write_help, [AW_CMD_VERIFY] = verify_help,
 		[AW_CMD_BENCH] = bench_help, [AW_CMD_PROBE] = probe_help,
+		[AW_CMD_RACE] = race_help,
 	};
 
 	fputs(text[cmd], stdout);

@@ -38,6 +38,14 @@ int main(void)
 	CHECK(PARSE("write", "x", "-b", "256", "-j", "j") == -1 && said("power of two"));
 	CHECK(PARSE("write", "x", "-b", "16q", "-j", "j") == -1 && said("not a byte count"));
 	CHECK(PARSE("write", "x", "-b", "-16k", "-j", "j") == -1 && said("not a byte count"));
+	CHECK(PARSE("race", "f", "-b", "16k", "-j", "j", "-t", "10", "--race-us", "4000") == 0 &&
+	      o.cmd == AW_CMD_RACE && o.race_us == 4000 && o.seconds == 10);
+	CHECK(PARSE("race", "f", "-b", "16k", "-j", "j") == -1 && said("--count or --time"));
+	CHECK(PARSE("race", "f", "-b", "16k", "-c", "5") == -1 && said("--journal"));
+	CHECK(PARSE("race", "f", "-b", "16k", "-j", "j", "-c", "5", "-q", "4") == -1 &&
+	      said("does not take --qd"));
+	CHECK(PARSE("write", "f", "-b", "16k", "-j", "j", "--race-us", "5") == -1 &&
+	      said("does not take --race-us"));
 	/* a leading blank or tab used to slip past the sign check */
 	CHECK(PARSE("write", "x", "-b", "4k", "-j", "j", "-n", " -1") == -1 &&
 	      said("not a non-negative"));
