@@ -12,8 +12,8 @@
  *   echo 1 > .../tb0/power                      # power back: persisted state
  *
  * Geometry and limits are fixed once the disk exists; seed, persist_pct,
- * tear_unit, cut_after_writes, cut_rewind_to and hold_flush may change at
- * any time.
+ * tear_unit, cut_after_writes, cut_rewind_to, hold_flush and dma_delay_us
+ * may change at any time.
  */
 #include "tornblk.h"
 
@@ -65,30 +65,15 @@ static blk_status_t tornblk_read(struct tornblk_dev *dev, struct bio *bio)
 	return BLK_STS_OK;
 }
 
-static blk_status_t tornblk_write(struct tornblk_dev *dev, struct bio *bio,
-				  struct bio_list *failed)
+/* Store a write whose data was copied to @buf (which the cache takes). */
+blk_status_t tornblk_write_captured(struct tornblk_dev *dev, struct bio *bio,
+				    u8 *buf, struct bio_list *failed)
 {
-	u32 len = bio->bi_iter.bi_size, off = 0;
 	bool atomic = bio->bi_opf & REQ_ATOMIC, fua = bio->bi_opf & REQ_FUA;
-	struct bvec_iter iter;
-	struct bio_vec bv;
-	unsigned int noio;
-	u8 *buf = NULL;
+	u32 len = bio->bi_iter.bi_size;
 	int ret;
 
-	if (!tornblk_should_fail_alloc()) {
-		noio = memalloc_noio_save();
-		buf = kvmalloc(len, GFP_KERNEL);
-		memalloc_noio_restore(noio);
-	}
-	if (!buf) {
-		dev->stats.alloc_failures++;
-		return BLK_STS_RESOURCE;
-	}
-	bio_for_each_segment(bv, bio, iter) {
-		memcpy_from_bvec(buf + off, &bv);
-		off += bv.bv_len;
-	}
+	tornblk_assert_locked(dev);
 	/* the cache keeps or frees buf; on failure nothing changed */
 	ret = tornblk_cache_write(dev, bio->bi_iter.bi_sector, buf, len, atomic, fua);
 	if (ret)
@@ -104,6 +89,31 @@ static blk_status_t tornblk_write(struct tornblk_dev *dev, struct bio *bio,
 	if (dev->cut_after_writes && !--dev->cut_after_writes)
 		tornblk_group_cut(dev, "armed write count reached", failed);
 	return BLK_STS_OK;
+}
+
+static blk_status_t tornblk_write(struct tornblk_dev *dev, struct bio *bio,
+				  struct bio_list *failed)
+{
+	u32 len = bio->bi_iter.bi_size, off = 0;
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	unsigned int noio;
+	u8 *buf = NULL;
+
+	if (!tornblk_should_fail_alloc()) {
+		noio = memalloc_noio_save();
+		buf = kvmalloc(len, GFP_KERNEL);
+		memalloc_noio_restore(noio);
+	}
+	if (!buf) {
+		dev->stats.alloc_failures++;
+		return BLK_STS_RESOURCE;
+	}
+	bio_for_each_segment(bv, bio, iter) {
+		memcpy_from_bvec(buf + off, &bv);
+		off += bv.bv_len;
+	}
+	return tornblk_write_captured(dev, bio, buf, failed);
 }
 
 static blk_status_t tornblk_handle_bio(struct tornblk_dev *dev, struct bio *bio,
@@ -132,7 +142,7 @@ static blk_status_t tornblk_handle_bio(struct tornblk_dev *dev, struct bio *bio,
 }
 
 /* End bios that a cut or power off failed, with no lock held. */
-static void tornblk_end_failed(struct bio_list *failed)
+void tornblk_end_failed(struct bio_list *failed)
 {
 	struct bio *bio;
 
@@ -157,6 +167,17 @@ static void tornblk_submit_bio(struct bio *bio)
 		/* parked until hold_flush is cleared or the power fails */
 		bio_list_add(&dev->held, bio);
 		dev->stats.held++;
+		tornblk_unlock(dev);
+		return;
+	}
+	if (dev->powered && dev->dma_delay_us && bio_op(bio) == REQ_OP_WRITE &&
+	    bio->bi_iter.bi_size && !tornblk_misaligned(dev, bio)) {
+		/* the flush covers what completed before; the data comes later */
+		if (bio->bi_opf & REQ_PREFLUSH) {
+			dev->stats.flushes++;
+			tornblk_cache_flush(dev);
+		}
+		tornblk_dma_queue(dev, bio);
 		tornblk_unlock(dev);
 		return;
 	}
@@ -253,6 +274,8 @@ static int tornblk_add_disk(struct tornblk_dev *dev)
 		lim.features |= BLK_FEAT_WRITE_CACHE;
 	if (dev->write_cache && dev->fua)
 		lim.features |= BLK_FEAT_FUA;
+	if (dev->stable_writes)
+		lim.features |= BLK_FEAT_STABLE_WRITES;
 	ret = ida_alloc_max(&tornblk_minors, MINORMASK, GFP_KERNEL);
 	if (ret < 0)
 		return ret;
@@ -348,6 +371,15 @@ static int tornblk_check_size(struct tornblk_dev *dev, const char *attr, u64 v)
 	return tornblk_fixed(dev, attr);
 }
 
+static int tornblk_check_delay(struct tornblk_dev *dev, const char *attr, u64 v)
+{
+	if (v <= 100000)
+		return 0;
+	pr_warn("%s: %s=%llu is more than 100000 (0.1 s per page)\n",
+		dev->name, attr, v);
+	return -EINVAL;
+}
+
 static int tornblk_check_tear(struct tornblk_dev *dev, const char *attr, u64 v)
 {
 	if (is_power_of_2(v) && v >= SECTOR_SIZE && v <= TORNBLK_MAX_BLOCK_SIZE)
@@ -437,6 +469,8 @@ TORNBLK_ATTR(persist_pct, tornblk_check_pct);
 TORNBLK_ATTR(cut_after_writes, tornblk_check_any);
 TORNBLK_ATTR(tear_unit, tornblk_check_tear);
 TORNBLK_ATTR(cut_rewind_to, tornblk_check_any);
+TORNBLK_ATTR(dma_delay_us, tornblk_check_delay);
+TORNBLK_ATTR(stable_writes, tornblk_check_fixed);
 
 static ssize_t tornblk_cut_group_show(struct config_item *item, char *page)
 {
@@ -550,6 +584,8 @@ static struct configfs_attribute *tornblk_attrs[] = {
 	&tornblk_attr_cut_rewind_to,
 	&tornblk_attr_cut_group,
 	&tornblk_attr_hold_flush,
+	&tornblk_attr_dma_delay_us,
+	&tornblk_attr_stable_writes,
 	&tornblk_attr_power,
 	NULL,
 };
@@ -559,11 +595,16 @@ static void tornblk_release(struct config_item *item)
 	struct tornblk_dev *dev = to_tornblk_dev(item);
 
 	if (dev->disk) {
-		/* nothing may stay parked while the disk goes away */
+		/* nothing may stay parked or queued while the disk goes away */
 		tornblk_release_held(dev);
+		flush_workqueue(dev->dma_wq);
 		del_gendisk(dev->disk);
+		/* captures queued meanwhile end their bios before put_disk */
+		destroy_workqueue(dev->dma_wq);
 		ida_free(&tornblk_minors, dev->disk->first_minor);
 		put_disk(dev->disk);
+	} else {
+		destroy_workqueue(dev->dma_wq);
 	}
 	tornblk_debugfs_remove(dev);
 	tornblk_cache_drop(dev);
@@ -622,11 +663,19 @@ static struct config_group *tornblk_make_group(struct config_group *group,
 	dev->persist_pct = 50;
 	dev->tear_unit = 8192;		/* a PostgreSQL page */
 	bio_list_init(&dev->held);
+	bio_list_init(&dev->dma_queue);
+	INIT_WORK(&dev->dma_work, tornblk_dma_work);
+	dev->dma_wq = alloc_ordered_workqueue("tornblk-%s", WQ_MEM_RECLAIM, name);
+	if (!dev->dma_wq) {
+		kfree(dev);
+		return ERR_PTR(-ENOMEM);
+	}
 	INIT_LIST_HEAD(&dev->cache);
 	mutex_lock(&tornblk_cfg_lock);
 	ret = tornblk_group_set(dev, 0);
 	mutex_unlock(&tornblk_cfg_lock);
 	if (ret) {
+		destroy_workqueue(dev->dma_wq);
 		kfree(dev);
 		return ERR_PTR(ret);
 	}

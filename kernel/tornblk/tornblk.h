@@ -13,6 +13,7 @@
 #include <linux/configfs.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #define TORNBLK_SIZE_BUCKETS	13	/* 512 << 0 .. 512 << 11, larger */
@@ -43,7 +44,7 @@ struct tornblk_hist {
 struct tornblk_stats {
 	u64 reads, writes, atomic_writes, flushes, fua_writes;
 	u64 bytes_read, bytes_written, destaged, io_errors, cuts;
-	u64 misaligned, alloc_failures, held;
+	u64 misaligned, alloc_failures, held, dma_writes;
 	u64 last_flush_write;	/* the write count when the cache last emptied */
 	/* the last power cut */
 	u64 cut_writes, cut_units_persisted, cut_units_dropped, cut_writes_torn;
@@ -96,6 +97,11 @@ struct tornblk_dev {
 	u64 cut_rewind_to;	/* a cut drops cached writes numbered above */
 	bool hold_flush;	/* park flushes and FUA writes until a cut */
 	struct bio_list held;	/* the parked bios, in order */
+	u32 dma_delay_us;	/* 0: copy write data at submission */
+	bool stable_writes;	/* fixed: advertise BLK_FEAT_STABLE_WRITES */
+	struct bio_list dma_queue;	/* writes waiting for their capture */
+	struct workqueue_struct *dma_wq;
+	struct work_struct dma_work;
 
 	struct tornblk_group *grp;
 	struct list_head grp_node;
@@ -152,6 +158,15 @@ int tornblk_cache_write(struct tornblk_dev *dev, sector_t sector,
 void tornblk_cache_flush(struct tornblk_dev *dev);
 void tornblk_power_cut(struct tornblk_dev *dev);
 void tornblk_cache_drop(struct tornblk_dev *dev);
+
+/* main.c */
+blk_status_t tornblk_write_captured(struct tornblk_dev *dev, struct bio *bio,
+				    u8 *buf, struct bio_list *failed);
+void tornblk_end_failed(struct bio_list *failed);
+
+/* dma.c */
+void tornblk_dma_queue(struct tornblk_dev *dev, struct bio *bio);
+void tornblk_dma_work(struct work_struct *work);
 
 /* group.c */
 int tornblk_group_set(struct tornblk_dev *dev, u32 id);
