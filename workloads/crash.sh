@@ -2,6 +2,7 @@
 # Crash-and-verify loop for one configuration (runs in the guest).
 # Usage: crash.sh CONFIG [--cycles N] [--seed S] [--out DIR] [--check]
 #                 [--until-corrupt] [--commit SHA] [--ledger-control]
+#                 [--dma-us US]
 #
 # Each cycle:
 #  1. fresh tornblk devices (data under test, WAL on its own; one cut group,
@@ -37,6 +38,9 @@
 # --until-corrupt: stop at the first corrupt cycle).
 # --ledger-control runs with synchronous_commit=off: acknowledged commits
 # must then be lost at some cut, proving that the ledger check bites.
+# --dma-us US: the devices capture write data US microseconds per page
+# after submission, as a real device's DMA does (see kernel/tornblk);
+# 0, the default, copies it at submission.  Every row names the model.
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 # shellcheck source=workloads/lib.sh
@@ -54,11 +58,12 @@ while [ $# -gt 0 ]; do
 	--check) check=1; shift ;;
 	--until-corrupt) until=1; shift ;;
 	--ledger-control) ledger_control=1; shift ;;
+	--dma-us) WL_DMA_US=${2:?}; shift 2 ;;
 	*) t_fail "unknown argument '$1'" ;;
 	esac
 done
-for v in "$cycles" "$seed"; do
-	case $v in '' | *[!0-9]*) t_fail "--cycles and --seed take whole numbers, got '$v'" ;; esac
+for v in "$cycles" "$seed" "$WL_DMA_US"; do
+	case $v in '' | *[!0-9]*) t_fail "--cycles, --seed and --dma-us take whole numbers, got '$v'" ;; esac
 done
 T_NAME="crash-$config"
 wl_config "$config"
@@ -66,7 +71,7 @@ t_require sysbench runuser xfs_repair
 csv=$out/crash.csv
 logs=$out/logs
 mkdir -p "$logs"
-columns="kernel,commit,config,xfs_bs,pawu,atomic_unit,full_page_writes,synchronous_commit,cycle,seed,cut_mode,unflushed_writes,cut_pos,cut_fraction,data_cached_writes,data_rewound_writes,wal_cached_writes,torn_writes,units_kept,units_lost,pages_in_flight,pages_partial,pages_torn,wal_pages_torn,mount,recovery,redo,log_page_errors,fsm_pages_zeroed,amcheck_rc,amcheck_errors,visibility_errors,checksum_bad,xfs_repair,commits_seen,commits_lost,seconds,verdict"
+columns="kernel,commit,config,xfs_bs,pawu,atomic_unit,full_page_writes,synchronous_commit,dma_delay_us,cycle,seed,cut_mode,unflushed_writes,cut_pos,cut_fraction,data_cached_writes,data_rewound_writes,wal_cached_writes,torn_writes,units_kept,units_lost,pages_in_flight,pages_partial,pages_torn,wal_pages_torn,mount,recovery,redo,log_page_errors,fsm_pages_zeroed,amcheck_rc,amcheck_errors,visibility_errors,checksum_bad,xfs_repair,commits_seen,commits_lost,seconds,verdict"
 if [ -s "$csv" ]; then
 	[ "$(head -n 1 "$csv")" = "$columns" ] ||
 		t_fail "$csv has other columns than this version writes; move it away"
@@ -246,7 +251,7 @@ cycle() {
 		"WAL $walc cached ($waltorn pages torn); mount $mount, recovery $recovery, redo $redo," \
 		"log page errors $logerr (fsm pages zeroed $fsm), amcheck rc $am_rc, visibility $vis, bad checksums $bad," \
 		"xfs_repair $repair, commits seen $seen lost $lost: $verdict${why:+ (${why[*]})}"
-	echo "$(uname -r),$commit,$config,$WL_XFS_BS,$WL_PAWU,$WL_ATOMIC,$WL_FPW,$sync_commit,$c,$cseed,$mode,$n,$k,$frac,$cached,$rewound,$walc,$torn,$ukept,$ulost,$inflight,$partial,$ptorn,$waltorn,$mount,$recovery,$redo,$logerr,$fsm,$am_rc,$am_err,$vis,$bad,$repair,$seen,$lost,$((SECONDS - t0)),$verdict" >>"$csv"
+	echo "$(uname -r),$commit,$config,$WL_XFS_BS,$WL_PAWU,$WL_ATOMIC,$WL_FPW,$sync_commit,$WL_DMA_US,$c,$cseed,$mode,$n,$k,$frac,$cached,$rewound,$walc,$torn,$ukept,$ulost,$inflight,$partial,$ptorn,$waltorn,$mount,$recovery,$redo,$logerr,$fsm,$am_rc,$am_err,$vis,$bad,$repair,$seen,$lost,$((SECONDS - t0)),$verdict" >>"$csv"
 	VERDICTS+=("$verdict")
 	wl_device_remove
 }
@@ -254,7 +259,7 @@ cycle() {
 VERDICTS=()
 t0=$SECONDS
 for c in $(seq "$first" $((first + cycles - 1))); do
-	t_log "cycle $c ($((c - first + 1)) of $cycles; $config: XFS $WL_XFS_BS, pawu $WL_PAWU, atomic $WL_ATOMIC, full_page_writes $WL_FPW, synchronous_commit $sync_commit)"
+	t_log "cycle $c ($((c - first + 1)) of $cycles; $config: XFS $WL_XFS_BS, pawu $WL_PAWU, atomic $WL_ATOMIC, full_page_writes $WL_FPW, synchronous_commit $sync_commit, DMA capture ${WL_DMA_US} us/page)"
 	cycle "$c"
 	case ${VERDICTS[-1]} in corrupt*) [ "$until" -eq 0 ] || break ;; esac
 	[ "$ledger_control" -eq 0 ] || case ${VERDICTS[-1]} in *lost) [ "$until" -eq 0 ] || break ;; esac

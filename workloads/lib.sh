@@ -94,16 +94,19 @@ wl_template() {
 # wl_device: fresh data and WAL devices for $WL_CONFIG with XFS and the
 # template cluster on them, all durable.  The two are one cut group: they
 # lose power at the same instant, whichever is cut.  Torn pieces are
-# counted per 8k PostgreSQL page.
+# counted per 8k PostgreSQL page.  WL_DMA_US > 0: both devices read write
+# data that long per page after submission (tornblk dma_delay_us), as a
+# real device's DMA does; 0 copies it at submission.
+WL_DMA_US=${WL_DMA_US:-0}
 wl_device() {
 	local attrs=(size_mb=1024 cache_mb=512 logical_block_size=4096
 		physical_block_size="$WL_PAWU" pawu="$WL_PAWU" seed="${WL_SEED:-1}"
-		cut_group=1 tear_unit=8192)
+		cut_group=1 tear_unit=8192 dma_delay_us="$WL_DMA_US")
 	[ "$WL_ATOMIC" -eq 0 ] || attrs+=(atomic_unit_min=4096 atomic_unit_max="$WL_ATOMIC")
 	[ -d "$TB_CFG/$WL_DEV" ] && wl_device_remove
 	t_tornblk_create "$WL_DEV" "${attrs[@]}" >/dev/null
 	t_tornblk_create "$WL_WALDEV" size_mb=1024 cache_mb=256 pawu=4096 seed="${WL_SEED:-1}" \
-		cut_group=1 tear_unit=8192 >/dev/null
+		cut_group=1 tear_unit=8192 dma_delay_us="$WL_DMA_US" >/dev/null
 	t_mkfs_xfs "/dev/$WL_DEV" "$WL_XFS_BS" -s size=4096
 	t_mkfs_xfs "/dev/$WL_WALDEV" 4096 -s size=4096
 	wl_mount_all || t_fail "mounting the fresh devices failed"

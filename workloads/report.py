@@ -101,8 +101,12 @@ def summarize_crash(rows):
                                          "mount_failed": 0, "pages_in_flight": 0,
                                          "pages_torn": 0, "wal_cached_writes": 0,
                                          "bad_checksums": 0, "commits_seen": 0,
-                                         "torn_cycles": 0, "seconds": 0})
+                                         "torn_cycles": 0, "seconds": 0, "models": []})
         v = r["verdict"]
+        dma = int(num(r.get("dma_delay_us")) or 0)
+        model = f"DMA capture {dma} us/page" if dma else "copy at submission"
+        if model not in s["models"]:
+            s["models"].append(model)
         s["cycles"] += 1
         s["corrupt"] += v.startswith("corrupt")
         s["untested"] += v.startswith("untested")
@@ -328,19 +332,23 @@ def main():
                  "cached at the cut or no WAL redo.  *Pages in flight*: 8k pieces of the data "
                  "device's unflushed writes at the cut; *torn*: those whose persisted and lost parts "
                  "both differ from the old media, so that a reader sees a mix (counted by tornblk).  "
-                 "Bounds are one-sided 95% upper bounds (Clopper-Pearson; about 3/n for 0 of n).\n")
-        L.append("| configuration | cycles | untested | corrupt | corrupt rate (95% upper) | "
+                 "Bounds are one-sided 95% upper bounds (Clopper-Pearson; about 3/n for 0 of n).  "
+                 "*Device model*: whether tornblk copied write data at submission or captured it "
+                 "page by page after submission, as a real device's DMA does (only the latter can "
+                 "show the page-cache writeback race).\n")
+        L.append("| configuration | device model | cycles | untested | corrupt | corrupt rate (95% upper) | "
                  "8k pages in flight | torn at the cut | cycles with a torn page | "
                  "rate per page in flight (95% upper) | lost commits (cycles) | commits checked | "
                  "cycles/hour | expectation | met |")
-        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for c in CONFIGS:
             s = crash.get(c)
             if s:
                 rate = f"{s['corrupt']}/{s['tested']} ({fmt(100 * s['rate_upper95'], 1)}%)" \
                     if s["tested"] else "n/a"
                 prate = f"{s['page_rate_upper95']:.2g}" if s["page_rate_upper95"] is not None else "n/a"
-                L.append(f"| {c} | {s['cycles']} | {s['untested']} | {s['corrupt']} | {rate} | "
+                L.append(f"| {c} | {', '.join(s['models'])} | {s['cycles']} | {s['untested']} | "
+                         f"{s['corrupt']} | {rate} | "
                          f"{s['pages_in_flight']} | {s['pages_torn']} | {s['torn_cycles']} | "
                          f"{prate} | {s['lost']} | {s['commits_seen']} | "
                          f"{fmt(s['cycles_per_hour'], 0)} | {EXPECT[c]} | "

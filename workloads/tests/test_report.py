@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 import report  # noqa: E402
 
 COLUMNS = ("kernel,commit,config,xfs_bs,pawu,atomic_unit,full_page_writes,synchronous_commit,"
-           "cycle,seed,cut_mode,unflushed_writes,cut_pos,cut_fraction,data_cached_writes,"
+           "dma_delay_us,cycle,seed,cut_mode,unflushed_writes,cut_pos,cut_fraction,data_cached_writes,"
            "data_rewound_writes,wal_cached_writes,torn_writes,units_kept,units_lost,"
            "pages_in_flight,pages_partial,pages_torn,wal_pages_torn,mount,recovery,redo,"
            "log_page_errors,fsm_pages_zeroed,amcheck_rc,amcheck_errors,visibility_errors,checksum_bad,xfs_repair,"
