@@ -1,10 +1,11 @@
 #!/bin/bash
 # The page-cache writeback race on 16k XFS over a 16k atomic unit.
 # tornblk captures write data after submission (dma_delay_us), as a real
-# device's DMA does.  atomicw race writes 8k halves of 16k blocks and
-# starts writeback between them; then a power cut, and every 8k half must
-# be whole.  Without stable writes the second half can change while its
-# block is being captured, and the device keeps that mixed image whole:
+# device's DMA does.  atomicw race writes the first 8k half of a 16k block,
+# starts its writeback and rewrites the second half for 20 ms (a hot
+# page); then a power cut, and every 8k half must be whole.  Without
+# stable writes the second half can change while its block is being
+# captured, and the device keeps that mixed image whole:
 # torn halves must appear (the control: the race is real in the model).
 # With stable_writes the page cache waits for writeback: no torn half.
 # shellcheck source=guest-image/testlib.sh
@@ -19,7 +20,7 @@ run() {
 	t_mkfs_xfs "/dev/$name" 16384 -s size=4096
 	t_mount "/dev/$name" "$mnt"
 	dd if=/dev/zero of="$mnt/f" bs=1M count=4 conv=fsync status=none || t_fail "preparing $mnt/f failed"
-	"$ATOMICW" race "$mnt/f" --journal "/tmp/$name.j" -b 16k -t 20 --race-us 5000 --seed 3 >&2 ||
+	"$ATOMICW" race "$mnt/f" --journal "/tmp/$name.j" -b 16k -t 20 --race-us 20000 --seed 3 >&2 ||
 		t_fail "atomicw race on $name failed"
 	t_log "$name: $(t_tornblk_stat "$name" dma_writes) writes captured after submission"
 	t_tornblk_cut "$name"

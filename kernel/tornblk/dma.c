@@ -4,9 +4,9 @@
  * from memory some time after the bio was submitted, while the page cache
  * lets a writer change those pages unless the queue asks for stable writes.
  * With dma_delay_us set, tornblk does the same: a write with data is
- * queued, and a worker copies its segments one at a time, sleeping
- * dma_delay_us before each, then hands the copy to the cache and ends the
- * bio.  A writer that changes a page meanwhile lands in the middle of the
+ * handed to a worker that copies its segments one at a time, sleeping
+ * dma_delay_us between two, then hands the copy to the cache and ends the
+ * bio; the captures of many writes run at once.  A writer that changes a page meanwhile lands in the middle of the
  * capture, and the device holds a mix of old and new data that no single
  * write() produced, exactly as a device with unstable pages can.
  *
@@ -20,14 +20,14 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 
-/* Queue a write for capture; with the group lock held. */
-void tornblk_dma_queue(struct tornblk_dev *dev, struct bio *bio)
-{
-	tornblk_assert_locked(dev);
-	bio_list_add(&dev->dma_queue, bio);
-	dev->stats.dma_writes++;
-	queue_work(dev->dma_wq, &dev->dma_work);
-}
+/* One write being captured. */
+struct tornblk_dma {
+	struct work_struct work;
+	struct tornblk_dev *dev;
+	struct bio *bio;
+	u64 cuts;	/* the device's cut count at submission */
+	u32 delay_us;
+};
 
 static u8 *capture(struct bio *bio, u32 delay_us)
 {
@@ -46,47 +46,64 @@ static u8 *capture(struct bio *bio, u32 delay_us)
 		return NULL;
 	/* page by page, as a DMA engine walks the scatter list */
 	bio_for_each_segment(bv, bio, iter) {
-		fsleep(delay_us);
+		if (off)
+			fsleep(delay_us);
 		memcpy_from_bvec(buf + off, &bv);
 		off += bv.bv_len;
 	}
 	return buf;
 }
 
-void tornblk_dma_work(struct work_struct *work)
+static void tornblk_dma_work(struct work_struct *work)
 {
-	struct tornblk_dev *dev = container_of(work, struct tornblk_dev, dma_work);
+	struct tornblk_dma *d = container_of(work, struct tornblk_dma, work);
+	struct tornblk_dev *dev = d->dev;
 	struct bio_list failed = BIO_EMPTY_LIST;
+	struct bio *bio = d->bio;
 	blk_status_t status;
-	struct bio *bio;
-	u32 delay;
-	u64 cuts;
 	u8 *buf;
 
-	for (;;) {
-		tornblk_lock(dev);
-		bio = bio_list_pop(&dev->dma_queue);
-		cuts = dev->stats.cuts;
-		delay = dev->dma_delay_us;
-		tornblk_unlock(dev);
-		if (!bio)
-			return;
-		buf = capture(bio, delay);
-		tornblk_lock(dev);
-		if (dev->stats.cuts != cuts || !dev->powered) {
-			/* the power failed during the capture */
-			dev->stats.io_errors++;
-			kvfree(buf);
-			status = BLK_STS_IOERR;
-		} else if (!buf) {
-			dev->stats.alloc_failures++;
-			status = BLK_STS_RESOURCE;
-		} else {
-			status = tornblk_write_captured(dev, bio, buf, &failed);
-		}
-		tornblk_unlock(dev);
-		bio->bi_status = status;
-		bio_endio(bio);
-		tornblk_end_failed(&failed);
+	buf = capture(bio, d->delay_us);
+	tornblk_lock(dev);
+	if (dev->stats.cuts != d->cuts || !dev->powered) {
+		/* the power failed before the capture ended */
+		dev->stats.io_errors++;
+		kvfree(buf);
+		status = BLK_STS_IOERR;
+	} else if (!buf) {
+		dev->stats.alloc_failures++;
+		status = BLK_STS_RESOURCE;
+	} else {
+		status = tornblk_write_captured(dev, bio, buf, &failed);
 	}
+	dev->dma_inflight--;
+	tornblk_unlock(dev);
+	kfree(d);
+	bio->bi_status = status;
+	bio_endio(bio);
+	tornblk_end_failed(&failed);
+}
+
+/*
+ * Start the capture of a write; with the group lock held.  Captures run in
+ * parallel, as a device has many DMA transfers in flight.  Returns false
+ * when there is no memory for it: the caller then copies at once.
+ */
+bool tornblk_dma_queue(struct tornblk_dev *dev, struct bio *bio)
+{
+	struct tornblk_dma *d;
+
+	tornblk_assert_locked(dev);
+	d = tornblk_should_fail_alloc() ? NULL : kmalloc(sizeof(*d), GFP_NOIO);
+	if (!d)
+		return false;
+	INIT_WORK(&d->work, tornblk_dma_work);
+	d->dev = dev;
+	d->bio = bio;
+	d->cuts = dev->stats.cuts;
+	d->delay_us = dev->dma_delay_us;
+	dev->stats.dma_writes++;
+	dev->dma_inflight++;
+	queue_work(dev->dma_wq, &d->work);
+	return true;
 }

@@ -91,8 +91,6 @@ void tornblk_group_cut(struct tornblk_dev *dev, const char *why,
 		m->hold_flush = false;
 		bio_list_merge(failed, &m->held);
 		bio_list_init(&m->held);
-		bio_list_merge(failed, &m->dma_queue);
-		bio_list_init(&m->dma_queue);
 		if (!m->disk || !m->powered)
 			continue;
 		tornblk_power_cut(m);

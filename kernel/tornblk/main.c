@@ -176,10 +176,12 @@ static void tornblk_submit_bio(struct bio *bio)
 		if (bio->bi_opf & REQ_PREFLUSH) {
 			dev->stats.flushes++;
 			tornblk_cache_flush(dev);
+			bio->bi_opf &= ~REQ_PREFLUSH;
 		}
-		tornblk_dma_queue(dev, bio);
-		tornblk_unlock(dev);
-		return;
+		if (tornblk_dma_queue(dev, bio)) {
+			tornblk_unlock(dev);
+			return;
+		}
 	}
 	if (dev->powered) {
 		status = tornblk_handle_bio(dev, bio, &failed);
@@ -663,9 +665,7 @@ static struct config_group *tornblk_make_group(struct config_group *group,
 	dev->persist_pct = 50;
 	dev->tear_unit = 8192;		/* a PostgreSQL page */
 	bio_list_init(&dev->held);
-	bio_list_init(&dev->dma_queue);
-	INIT_WORK(&dev->dma_work, tornblk_dma_work);
-	dev->dma_wq = alloc_ordered_workqueue("tornblk-%s", WQ_MEM_RECLAIM, name);
+	dev->dma_wq = alloc_workqueue("tornblk-%s", WQ_UNBOUND | WQ_MEM_RECLAIM, 0, name);
 	if (!dev->dma_wq) {
 		kfree(dev);
 		return ERR_PTR(-ENOMEM);

@@ -88,8 +88,8 @@ static int stats_show(struct seq_file *m, void *v)
 		   st->misaligned, st->alloc_failures, st->held);
 	seq_printf(m, "held_now %u\n", bio_list_size(&dev->held));
 	seq_printf(m, "last_flush_write %llu\n", st->last_flush_write);
-	seq_printf(m, "dma_writes %llu\ndma_queued_now %u\n", st->dma_writes,
-		   bio_list_size(&dev->dma_queue));
+	seq_printf(m, "dma_writes %llu\ndma_inflight %u\n", st->dma_writes,
+		   dev->dma_inflight);
 	tornblk_unlock(dev);
 	mutex_unlock(&tornblk_cfg_lock);
 	return 0;

@@ -99,9 +99,8 @@ struct tornblk_dev {
 	struct bio_list held;	/* the parked bios, in order */
 	u32 dma_delay_us;	/* 0: copy write data at submission */
 	bool stable_writes;	/* fixed: advertise BLK_FEAT_STABLE_WRITES */
-	struct bio_list dma_queue;	/* writes waiting for their capture */
+	unsigned int dma_inflight;	/* writes being captured */
 	struct workqueue_struct *dma_wq;
-	struct work_struct dma_work;
 
 	struct tornblk_group *grp;
 	struct list_head grp_node;
@@ -165,8 +164,7 @@ blk_status_t tornblk_write_captured(struct tornblk_dev *dev, struct bio *bio,
 void tornblk_end_failed(struct bio_list *failed);
 
 /* dma.c */
-void tornblk_dma_queue(struct tornblk_dev *dev, struct bio *bio);
-void tornblk_dma_work(struct work_struct *work);
+bool tornblk_dma_queue(struct tornblk_dev *dev, struct bio *bio);
 
 /* group.c */
 int tornblk_group_set(struct tornblk_dev *dev, u32 id);
