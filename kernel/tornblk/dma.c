@@ -17,7 +17,6 @@
 #include "tornblk.h"
 
 #include <linux/delay.h>
-#include <linux/sched/mm.h>
 #include <linux/slab.h>
 
 /* One write being captured. */
@@ -31,17 +30,11 @@ struct tornblk_dma {
 
 static u8 *capture(struct bio *bio, u32 delay_us)
 {
-	u32 off = 0;
+	u8 *buf = tornblk_buf_alloc(bio->bi_iter.bi_size);
 	struct bvec_iter iter;
 	struct bio_vec bv;
-	unsigned int noio;
-	u8 *buf = NULL;
+	u32 off = 0;
 
-	if (!tornblk_should_fail_alloc()) {
-		noio = memalloc_noio_save();
-		buf = kvmalloc(bio->bi_iter.bi_size, GFP_KERNEL);
-		memalloc_noio_restore(noio);
-	}
 	if (!buf)
 		return NULL;
 	/* page by page, as a DMA engine walks the scatter list */

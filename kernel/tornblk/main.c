@@ -20,7 +20,6 @@
 #include <linux/ctype.h>
 #include <linux/highmem.h>
 #include <linux/module.h>
-#include <linux/sched/mm.h>
 #include <linux/slab.h>
 
 #define TORNBLK_MAX_IO_SECTORS	2048	/* 1 MiB per bio */
@@ -94,17 +93,11 @@ blk_status_t tornblk_write_captured(struct tornblk_dev *dev, struct bio *bio,
 static blk_status_t tornblk_write(struct tornblk_dev *dev, struct bio *bio,
 				  struct bio_list *failed)
 {
-	u32 len = bio->bi_iter.bi_size, off = 0;
+	u8 *buf = tornblk_buf_alloc(bio->bi_iter.bi_size);
 	struct bvec_iter iter;
 	struct bio_vec bv;
-	unsigned int noio;
-	u8 *buf = NULL;
+	u32 off = 0;
 
-	if (!tornblk_should_fail_alloc()) {
-		noio = memalloc_noio_save();
-		buf = kvmalloc(len, GFP_KERNEL);
-		memalloc_noio_restore(noio);
-	}
 	if (!buf) {
 		dev->stats.alloc_failures++;
 		return BLK_STS_RESOURCE;

@@ -8,6 +8,7 @@
 #include "tornblk.h"
 
 #include <linux/highmem.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 
 
@@ -29,6 +30,20 @@ void tornblk_store_free(struct tornblk_store *s)
 	atomic64_sub(s->nr_pages, &tornblk_live_pages);
 	xa_destroy(&s->pages);
 	s->nr_pages = 0;
+}
+
+/* A copy of a write's data, taken on the I/O path: no I/O to get memory. */
+u8 *tornblk_buf_alloc(size_t len)
+{
+	unsigned int noio;
+	u8 *buf;
+
+	if (tornblk_should_fail_alloc())
+		return NULL;
+	noio = memalloc_noio_save();
+	buf = kvmalloc(len, GFP_KERNEL);
+	memalloc_noio_restore(noio);
+	return buf;
 }
 
 /* A zeroed page reads like an absent one, so a partial prepare is harmless. */

@@ -139,6 +139,7 @@ extern atomic_t tornblk_fail_allocs;
 bool tornblk_should_fail_alloc(void);
 
 /* store.c: writes go only to ranges made ready by tornblk_store_prepare */
+u8 *tornblk_buf_alloc(size_t len);
 void tornblk_store_init(struct tornblk_store *s);
 void tornblk_store_free(struct tornblk_store *s);
 int tornblk_store_prepare(struct tornblk_store *s, sector_t sector, size_t len);
