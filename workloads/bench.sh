@@ -13,7 +13,7 @@
 # shellcheck source=workloads/lib.sh
 . /lbs/src/workloads/lib.sh
 
-configs=baseline,unsafe,lbs-atomic,lbs-only
+configs=$(wl_configs | paste -sd,) # every configuration of configs.tsv
 workloads=oltp_write_only,oltp_read_write
 reps=2 secs=30 warmup=10 out=/lbs-out
 while [ $# -gt 0 ]; do
