@@ -26,6 +26,7 @@ struct mode_result {
 
 struct bench {
 	const struct aw_opts *o;
+	FILE *csv, *json;	/* opened before the run: a bad path fails early */
 	struct aw_target t;
 	struct aw_ring ring;
 	struct aw_rng rng;
@@ -162,24 +163,42 @@ static double iops(const struct mode_result *r)
 	return r->ns ? (double)r->writes * 1e9 / (double)r->ns : 0;
 }
 
-static void report(struct bench *b)
+/* Close an output file; its write errors show up here. */
+static int close_out(FILE *f, const char *path)
+{
+	if (f && (ferror(f) | fclose(f))) {
+		fprintf(stderr, "atomicw: writing %s failed: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int open_out(FILE **f, const char *path)
+{
+	if (path && !(*f = fopen(path, "w"))) {
+		fprintf(stderr, "atomicw: cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int report(struct bench *b)
 {
 	const struct aw_opts *o = b->o;
 	double base = b->r[M_PLAIN].enabled ? iops(&b->r[M_PLAIN]) : 0;
-	FILE *csv = NULL, *json = NULL;
-	int first = 1;
+	FILE *csv = b->csv, *json = b->json;
+	int first = 1, ret;
 
-	if (o->csv && !(csv = fopen(o->csv, "w")))
-		fprintf(stderr, "atomicw: cannot write %s: %s\n", o->csv, strerror(errno));
-	if (o->json && !(json = fopen(o->json, "w")))
-		fprintf(stderr, "atomicw: cannot write %s: %s\n", o->json, strerror(errno));
 	if (csv)
 		fprintf(csv, "mode,block_size,qd,rounds,writes,seconds,iops,p50_us,p99_us,"
 			"p999_us,device_bytes_per_write,iops_vs_plain\n");
-	if (json)
-		fprintf(json, "{\"path\": \"%s\", \"block_size\": %" PRIu64 ", \"qd\": %" PRIu64
-			", \"rounds\": %" PRIu64 ", \"modes\": [", o->path, o->block_size, b->qd,
+	if (json) {
+		fputs("{\"path\": ", json);
+		aw_json_str(json, o->path);
+		fprintf(json, ", \"block_size\": %" PRIu64 ", \"qd\": %" PRIu64
+			", \"rounds\": %" PRIu64 ", \"modes\": [", o->block_size, b->qd,
 			o->rounds);
+	}
 	printf("%-12s %10s %10s %10s %10s %10s %8s\n", "mode", "writes", "IOPS", "p50 us",
 	       "p99 us", "p99.9 us", "vs plain");
 	for (int m = 0; m < M_NR; m++) {
@@ -208,12 +227,13 @@ static void report(struct bench *b)
 				r->writes ? r->device_bytes / r->writes : 0, ratio);
 		first = 0;
 	}
-	if (json) {
+	if (json)
 		fprintf(json, "\n]}\n");
-		fclose(json);
-	}
-	if (csv)
-		fclose(csv);
+	ret = close_out(json, o->json);
+	if (close_out(csv, o->csv))
+		ret = -1;
+	b->csv = b->json = NULL;
+	return ret;
 }
 
 int aw_cmd_bench(const struct aw_opts *o)
@@ -223,7 +243,9 @@ int aw_cmd_bench(const struct aw_opts *o)
 	int ret = 1;
 
 	b.t.fd = -1;
-	if (parse_modes(&b, o->modes) || aw_target_open(&b.t, o->path, O_WRONLY, o->create))
+	if (parse_modes(&b, o->modes) || open_out(&b.csv, o->csv) ||
+	    open_out(&b.json, o->json) ||
+	    aw_target_open(&b.t, o->path, O_WRONLY, o->create))
 		goto out;
 	b.qd = o->qd > 1024 ? 1024 : o->qd;
 	b.pages = o->blocks;
@@ -258,8 +280,7 @@ int aw_cmd_bench(const struct aw_opts *o)
 				goto out_ring;
 		}
 	}
-	report(&b);
-	ret = 0;
+	ret = report(&b) ? 1 : 0;
 out_ring:
 	aw_ring_exit(&b.ring);
 out:
@@ -268,5 +289,9 @@ out:
 	free(b.bufs);
 	free(b.batch);
 	aw_target_close(&b.t);
+	if (b.csv)
+		fclose(b.csv);
+	if (b.json)
+		fclose(b.json);
 	return ret;
 }

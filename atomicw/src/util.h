@@ -4,6 +4,7 @@
 #define AW_UTIL_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * Parse a byte count with an optional k/m/g suffix (powers of 1024) into
@@ -35,5 +36,8 @@ uint64_t aw_now_ns(void);
 
 /* Page-aligned zeroed buffer for O_DIRECT; prints an error and returns NULL. */
 void *aw_alloc_aligned(uint64_t len);
+
+/* Write s to f as a JSON string, quotes included, escaping what JSON needs. */
+void aw_json_str(FILE *f, const char *s);
 
 #endif

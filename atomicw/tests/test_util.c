@@ -1,10 +1,28 @@
 // SPDX-License-Identifier: MIT
 /* Number parsing, the random generator and percentiles. */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "stats.h"
 #include "tap.h"
 #include "util.h"
+
+/* aw_json_str into a string. */
+static int json_is(const char *in, const char *want)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int ok;
+
+	aw_json_str(f, in);
+	fclose(f);
+	ok = !strcmp(buf, want);
+	free(buf);
+	return ok;
+}
 
 int main(void)
 {
@@ -41,5 +59,10 @@ int main(void)
 	CHECK(aw_samples_pct(&s, 99.9) == 999);
 	CHECK(aw_samples_pct(&s, 100) == 1000);
 	aw_samples_free(&s);
+	CHECK(json_is("/dev/tb0", "\"/dev/tb0\""));
+	CHECK(json_is("a\"b\\c", "\"a\\\"b\\\\c\""));
+	CHECK(json_is("x\ny\t", "\"x\\u000ay\\u0009\""));
+	CHECK(aw_parse_u64("\t-1", &v) == -1 && aw_parse_u64(" 1", &v) == -1);
+
 	return tap_done("test_util");
 }
