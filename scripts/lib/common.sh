@@ -61,12 +61,16 @@ prune_cache() {
 }
 
 # with_heartbeat LOG CMD...: run CMD with output to LOG, printing a progress
-# line every 30 s; on failure show the tail of LOG.
+# line every 30 s; on failure show the tail of LOG.  CMD runs in a session
+# of its own, and Ctrl-C or SIGTERM stops all of it (make and its compilers,
+# debootstrap and its children) before this shell exits.
 with_heartbeat() {
 	local logf=$1 pid rc n=0
 	shift
-	"$@" >"$logf" 2>&1 &
+	setsid "$@" >"$logf" 2>&1 </dev/null &
 	pid=$!
+	# shellcheck disable=SC2064  # pid is fixed now
+	trap "kill -TERM -- -$pid 2>/dev/null; wait $pid 2>/dev/null; die 'interrupted: stopped $1'" INT TERM
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 2
 		n=$((n + 1))
@@ -76,6 +80,7 @@ with_heartbeat() {
 	done
 	rc=0
 	wait "$pid" || rc=$?
+	trap - INT TERM
 	if [ "$rc" -ne 0 ]; then
 		tail -n 40 "$logf" >&2
 		die "'$*' failed (exit $rc); full log: $logf"
