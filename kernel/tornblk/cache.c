@@ -230,6 +230,7 @@ void tornblk_power_cut(struct tornblk_dev *dev)
 		rec_free(dev, rec);
 	}
 	dev->cut_rewind_to = 0;
+	st->last_flush_write = st->writes;	/* nothing is unflushed now */
 	st->cuts++;
 }
 

@@ -288,12 +288,17 @@ static int tornblk_add_disk(struct tornblk_dev *dev)
 	strscpy(disk->disk_name, dev->name, DISK_NAME_LEN);
 	set_capacity(disk, dev->size_mb << (20 - SECTOR_SHIFT));
 
+	/* a cut of another group member reads both under the group lock */
+	tornblk_lock(dev);
 	dev->disk = disk;
 	dev->powered = true;
+	tornblk_unlock(dev);
 	ret = add_disk(disk);
 	if (ret) {
+		tornblk_lock(dev);
 		dev->disk = NULL;
 		dev->powered = false;
+		tornblk_unlock(dev);
 		ida_free(&tornblk_minors, disk->first_minor);
 		put_disk(disk);
 		return ret;
@@ -602,12 +607,16 @@ static void tornblk_release(struct config_item *item)
 		destroy_workqueue(dev->dma_wq);
 	}
 	tornblk_debugfs_remove(dev);
-	tornblk_cache_drop(dev);
-	tornblk_store_free(&dev->current_data);
-	tornblk_store_free(&dev->media);
+	/*
+	 * Out of the group before anything is freed: a cut of another member
+	 * must not reach this device's cache and stores any more.
+	 */
 	mutex_lock(&tornblk_cfg_lock);
 	tornblk_group_leave(dev);
 	mutex_unlock(&tornblk_cfg_lock);
+	tornblk_cache_drop(dev);
+	tornblk_store_free(&dev->current_data);
+	tornblk_store_free(&dev->media);
 	kfree(dev);
 }
 
