@@ -70,6 +70,8 @@ wl_config "$config"
 t_require sysbench runuser xfs_repair
 csv=$out/crash.csv
 logs=$out/logs
+# A test (--check) judges its own cycles only: it starts a new CSV.
+[ "$check" -eq 0 ] || rm -rf "$csv" "$logs"
 mkdir -p "$logs"
 columns="kernel,commit,config,xfs_bs,pawu,atomic_unit,full_page_writes,synchronous_commit,dma_delay_us,cycle,seed,cut_mode,unflushed_writes,cut_pos,cut_fraction,data_cached_writes,data_rewound_writes,wal_cached_writes,torn_writes,units_kept,units_lost,pages_in_flight,pages_partial,pages_torn,wal_pages_torn,mount,recovery,redo,log_page_errors,fsm_pages_zeroed,amcheck_rc,amcheck_errors,visibility_errors,checksum_bad,xfs_repair,commits_seen,commits_lost,seconds,verdict"
 if [ -s "$csv" ]; then
