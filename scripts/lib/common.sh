@@ -60,12 +60,19 @@ prune_cache() {
 		done
 }
 
-# with_heartbeat LOG CMD...: run CMD with output to LOG, printing a progress
-# line every 30 s; on failure show the tail of LOG.  CMD runs in a session
-# of its own, and Ctrl-C or SIGTERM stops all of it (make and its compilers,
-# debootstrap and its children) before this shell exits.
+# with_heartbeat [--status FN] LOG CMD...: run CMD with output to LOG,
+# printing a progress line every 30 s (FN, when given, prints what the line
+# says; the default is the log's line count and last line); on failure show
+# the tail of LOG.  CMD runs in a session of its own, and Ctrl-C or SIGTERM
+# stops all of it (make and its compilers, debootstrap and its children)
+# before this shell exits.
 with_heartbeat() {
-	local logf=$1 pid rc n=0
+	local logf pid rc n=0 status=
+	if [ "${1:-}" = --status ]; then
+		status=${2:?--status needs a function}
+		shift 2
+	fi
+	logf=$1
 	shift
 	setsid "$@" >"$logf" 2>&1 </dev/null &
 	pid=$!
@@ -75,7 +82,11 @@ with_heartbeat() {
 		sleep 2
 		n=$((n + 1))
 		if [ $((n % 15)) -eq 0 ] && kill -0 "$pid" 2>/dev/null; then
-			log "... $(wc -l <"$logf") log lines, last: $(tail -n1 "$logf" | cut -c1-100)"
+			if [ -n "$status" ]; then
+				log "... $((n * 2)) s: $("$status" "$logf")"
+			else
+				log "... $((n * 2)) s: $(wc -l <"$logf") log lines, last: $(tail -n1 "$logf" | cut -c1-100)"
+			fi
 		fi
 	done
 	rc=0
