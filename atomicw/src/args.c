@@ -36,7 +36,8 @@ enum {
 	OPT_QD = 'q', OPT_COUNT = 'c', OPT_TIME = 't', OPT_FSYNC = 'f',
 	OPT_SEED = 's', OPT_ATOMIC = 'a', OPT_VERBOSE = 'v', OPT_HELP = 'h',
 	OPT_CREATE = 256, OPT_CSV, OPT_JSON, OPT_MODES, OPT_ROUNDS, OPT_GEN_BASE,
-	OPT_IOVECS, OPT_BUFFERED, OPT_URING, OPT_UNIT, OPT_RACE_US,
+	OPT_IOVECS, OPT_BUFFERED, OPT_URING, OPT_UNIT, OPT_RACE_US, OPT_APPEND,
+	OPT_FAULT_TAIL, OPT_RIVAL,
 };
 
 #define C_W (1u << AW_CMD_WRITE)
@@ -70,6 +71,9 @@ static const struct option longopts[] = {
 	{ "uring", no_argument, NULL, OPT_URING },
 	{ "unit", required_argument, NULL, OPT_UNIT },
 	{ "race-us", required_argument, NULL, OPT_RACE_US },
+	{ "append", no_argument, NULL, OPT_APPEND },
+	{ "fault-tail", no_argument, NULL, OPT_FAULT_TAIL },
+	{ "rival", no_argument, NULL, OPT_RIVAL },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -77,10 +81,11 @@ static const struct option longopts[] = {
 static const unsigned int opt_cmds[] = {
 	C_W | C_V | C_R, C_W | C_V | C_B | C_P | C_R, C_W | C_V | C_B | C_R,
 	C_W | C_V | C_B | C_P | C_R,
-	C_W | C_B, C_W | C_B | C_R, C_W | C_B | C_R, C_W | C_R, C_W | C_B | C_P | C_R, C_W,
+	C_W | C_B, C_W | C_B | C_P | C_R, C_W | C_B | C_R, C_W | C_R, C_W | C_B | C_P | C_R, C_W,
 	C_W | C_V, C_ALL,
 	C_W | C_B | C_P, C_B, C_B, C_B, C_B, C_W | C_R,
 	C_P, C_P, C_P, C_V, C_R,
+	C_P, C_P, C_P,
 };
 
 _Static_assert(sizeof(opt_cmds) / sizeof(opt_cmds[0]) ==
@@ -120,6 +125,16 @@ static int validate(struct aw_opts *o, char *err, size_t len)
 		if (o->iovecs < 1 || o->iovecs > 64 || o->iovecs > o->block_size)
 			return errf(err, len, "--iovecs %llu must be 1..64 and at most the length",
 				    (unsigned long long)o->iovecs);
+		if (o->fault_tail && (o->block_size <= AW_PAGE || o->iovecs != 1))
+			return errf(err, len, "--fault-tail needs one iovec longer than a page (%u)",
+				    AW_PAGE);
+		if (o->rival && !o->count)
+			o->count = 1000;
+		if (!o->rival && o->count > 1)
+			return errf(err, len, "--count above 1 needs --rival");
+		if (o->rival && (o->buffered || o->offset % AW_PAGE || o->count > 1000000))
+			return errf(err, len, "--rival needs direct I/O, a page-aligned --offset "
+				    "and --count of at most 1000000");
 		return 0;
 	}
 	if (o->unit && (o->unit % AW_SECTOR || !aw_is_pow2(o->unit) || o->unit > (1u << 20)))
@@ -221,6 +236,9 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 		case OPT_VERBOSE: o->verbose = 1; break;
 		case OPT_BUFFERED: o->buffered = 1; break;
 		case OPT_URING: o->uring = 1; break;
+		case OPT_APPEND: o->append = 1; break;
+		case OPT_FAULT_TAIL: o->fault_tail = 1; break;
+		case OPT_RIVAL: o->rival = 1; break;
 		case OPT_IOVECS: if (num(optarg, name, &o->iovecs, 0, err, len)) return -1; break;
 		case OPT_UNIT: if (num(optarg, name, &o->unit, 1, err, len)) return -1; break;
 		case OPT_RACE_US: if (num(optarg, name, &o->race_us, 0, err, len)) return -1; break;

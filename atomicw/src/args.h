@@ -11,6 +11,9 @@
 #define AW_MAX_BYTES (1ull << 60)
 #define AW_MAX_SECONDS (366ull * 24 * 3600)
 #define AW_MAX_GEN_BASE (1ull << 62)
+/* The base page of x86_64, the only architecture the guest runs; probe
+ * checks it against sysconf() before relying on it. */
+#define AW_PAGE 4096u
 
 enum aw_cmd {
 	AW_CMD_NONE, AW_CMD_INFO, AW_CMD_WRITE, AW_CMD_VERIFY, AW_CMD_BENCH, AW_CMD_PROBE,
@@ -40,6 +43,9 @@ struct aw_opts {
 	uint64_t race_us;  /* race: longest pause between the two halves */
 	int buffered;	   /* probe: no O_DIRECT */
 	int uring;	   /* probe: io_uring instead of pwritev2 */
+	int append;	   /* probe: open with O_APPEND */
+	int fault_tail;	   /* probe: the buffer's last page is PROT_NONE */
+	int rival;	   /* probe: --count writes while a child dirties the range */
 	int atomic;
 	int verbose;
 	int help;

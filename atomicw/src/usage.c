@@ -114,10 +114,16 @@ static const char probe_help[] =
 "      --buffered        open without O_DIRECT\n"
 "      --uring           submit through io_uring instead of pwritev2()\n"
 "      --create SIZE     extend the file to SIZE (sparse) before writing\n"
+"      --append          open with O_APPEND (the kernel picks the offset)\n"
+"      --fault-tail      make the buffer's last page inaccessible (PROT_NONE)\n"
+"      --rival           issue --count writes (default 1000) while a child\n"
+"                        keeps storing into the same range through a shared\n"
+"                        mapping, and print how many got which answer\n"
+"  -c, --count N         writes in --rival mode\n"
 "  -s, --seed S          fill byte (default 1)\n"
 "\n"
-"exit: 0 written; 1 bad usage or setup; 2 the kernel refused (errno\n"
-"printed); 3 short write.\n";
+"exit: 0 written (every write, with --rival); 1 bad usage or setup; 2 the\n"
+"kernel refused (errno printed); 3 a short write.\n";
 
 static const char race_help[] =
 "usage: atomicw race FILE --journal J --block-size BS (--count N | --time T)\n"

@@ -90,6 +90,16 @@ int main(void)
 	CHECK(PARSE("probe", "f") == -1 && said("write length"));
 	CHECK(PARSE("probe", "f", "-b", "2m") == -1 && said("write length"));
 	CHECK(PARSE("probe", "f", "-b", "4k", "--iovecs", "65") == -1 && said("--iovecs"));
+	CHECK(PARSE("probe", "f", "-b", "16k", "--append", "--fault-tail") == 0 && o.append &&
+	      o.fault_tail && !o.rival);
+	CHECK(PARSE("probe", "f", "-b", "4k", "--fault-tail") == -1 && said("--fault-tail"));
+	CHECK(PARSE("probe", "f", "-b", "16k", "--fault-tail", "--iovecs", "2") == -1 &&
+	      said("--fault-tail"));
+	CHECK(PARSE("probe", "f", "-b", "16k", "--rival") == 0 && o.rival && o.count == 1000);
+	CHECK(PARSE("probe", "f", "-b", "16k", "--rival", "-c", "5") == 0 && o.count == 5);
+	CHECK(PARSE("probe", "f", "-b", "16k", "-c", "5") == -1 && said("--rival"));
+	CHECK(PARSE("probe", "f", "-b", "16k", "--rival", "-o", "512") == -1 && said("page-aligned"));
+	CHECK(PARSE("probe", "f", "-b", "16k", "--rival", "--buffered") == -1 && said("direct"));
 	CHECK(PARSE("write", "x", "-b", "16k", "-j", "j", "--uring") == -1 &&
 	      said("does not take --uring"));
 	return tap_done("test_args");
