@@ -1,5 +1,5 @@
 #!/bin/bash
-# Crash loop on a device with 16k logical blocks (patches 0007-0012): plain
+# Crash loop on a device with 16k logical blocks (the LBS patches): plain
 # 64k O_DIRECT writes (no RWF_ATOMIC), power cut with writes in the cache,
 # power on, verify.  The device persists whole 16k sectors, so a 64k write
 # may come back torn between its sectors but never inside one, and nothing

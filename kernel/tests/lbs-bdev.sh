@@ -1,7 +1,7 @@
 #!/bin/bash
-# A block device whose logical block size is above the page size (patches
-# 0007-0012).  tornblk and loop accept it and report it (blockdev, sysfs,
-# st_blksize); O_DIRECT below the block size or off its alignment is
+# A block device whose logical block size is above the page size (the LBS
+# patches).  tornblk and loop accept it and report it (blockdev, sysfs,
+# st_blksize by path and by descriptor); O_DIRECT below the block size or off its alignment is
 # refused; buffered and mmap I/O of any size and offset goes through the
 # page cache's large folios and reads back identical from the cache, after
 # writeback (O_DIRECT), after the cache is dropped (readahead), and after a
@@ -9,7 +9,7 @@
 # Usage: lbs-bdev.sh LBS (8k..64k)
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
-t_require blockdev dd cmp losetup xfs_io numfmt
+t_require blockdev dd cmp losetup xfs_io numfmt perl
 
 arg=${1:?usage: lbs-bdev.sh LBS (e.g. 16k)}
 lbs=$(numfmt --from=iec "${arg^^}") || t_fail "bad block size '$arg'"
@@ -20,6 +20,18 @@ ref=/tmp/ref
 
 dd if=/dev/urandom of="$T_RANDOM" bs=1M count=4 status=none
 
+# fstat_agrees DEV BLKSIZE: fstat() of an open descriptor, the call cp, dd
+# and stdio make, reports the st_blksize that stat() by path did.  perl's
+# stat of a handle is glibc's fstat(), i.e. fstatat(AT_EMPTY_PATH), which the
+# kernel answers from vfs_fstat(); coreutils' "stat -" uses statx() and
+# would not see the difference.
+fstat_agrees() {
+	local f
+	f=$(perl -e 'my @s = stat(STDIN) or die "fstat: $!\n"; print "$s[11]\n"' <"$1") ||
+		t_fail "fstat of $1 failed"
+	[ "$f" -eq "$2" ] || t_fail "$1: fstat says st_blksize $f, stat by path $2"
+}
+
 # geometry DEV NAME: the kernel must report lbs everywhere.
 geometry() {
 	local dev=$1 name=$2 v
@@ -29,6 +41,7 @@ geometry() {
 	[ "$v" -eq "$lbs" ] || t_fail "$dev: sysfs logical_block_size is $v, expected $lbs"
 	v=$(stat -c %o "$dev")
 	[ "$v" -ge "$lbs" ] || t_fail "$dev: st_blksize $v is below the logical block size $lbs"
+	fstat_agrees "$dev" "$v"
 	t_log "$dev: logical block $(blockdev --getss "$dev"), physical $(blockdev --getpbsz "$dev"), st_blksize $v"
 }
 
@@ -104,6 +117,7 @@ exercise() {
 # An ordinary 512-byte-sector disk keeps st_blksize = the page size.
 v=$(stat -c %o /dev/vda)
 [ "$v" -eq "$page" ] || t_fail "/dev/vda ($(blockdev --getss /dev/vda)-byte sectors): st_blksize $v, expected $page"
+fstat_agrees /dev/vda "$v"
 
 dev=$(t_tornblk_create big size_mb=64 logical_block_size="$lbs" physical_block_size="$lbs" \
 	pawu="$lbs")

@@ -1,5 +1,5 @@
 #!/bin/bash
-# ext4 has no FS_LBS (patch 0009), so it gets no block size above the page
+# ext4 has no FS_LBS (the LBS patches), so it gets no block size above the page
 # size.  An ext4 with 4k blocks copied onto a 16k-sector device must not
 # mount, and the kernel must say why; the same image on a 4k-sector device
 # mounts, so the refusal is about the device.  And now that the block layer

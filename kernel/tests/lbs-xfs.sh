@@ -4,7 +4,7 @@
 # unaligned file sizes, truncate, hole punching and mmap writes; the data
 # reads back identical after a remount and xfs_repair -n finds it clean.
 # With SECTORSIZE the filesystem lives on a tornblk device with logical
-# blocks of that size (above the page size needs patches 0007-0012) and is
+# blocks of that size (above the page size needs the LBS patches) and is
 # made with -s size=SECTORSIZE; O_DIRECT then works in whole sectors.
 # Usage: lbs-xfs.sh BLOCKSIZE [SECTORSIZE]
 #        (without SECTORSIZE it needs one scratch disk of >= 1G)

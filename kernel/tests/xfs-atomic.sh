@@ -1,5 +1,5 @@
 #!/bin/bash
-# RWF_ATOMIC direct writes on XFS with BS-byte blocks (kernel/patches 0001-0006).
+# RWF_ATOMIC direct writes on XFS with BS-byte blocks (the atomic write patches).
 # Usage: xfs-atomic.sh BS     (4k or 16k)
 #
 # Over a tornblk device that takes atomic writes of 4k..64k:
