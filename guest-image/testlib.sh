@@ -133,6 +133,22 @@ t_tornblk_stat() {
 		"/sys/kernel/debug/tornblk/$1/stats" || t_fail "no counter $2 for $1"
 }
 
+# t_tornblk_hist_below NAME KIND BYTES: writes in tornblk's histogram KIND
+# (write_size, write_align, atomic_size, atomic_align) below BYTES.
+t_tornblk_hist_below() {
+	awk -v k="$2" -v b="$3" '$1 == k && $2 + 0 < b { n += $3 } END { print n + 0 }' \
+		"/sys/kernel/debug/tornblk/$1/hist"
+}
+
+# t_bytes_are FILE OFFSET LEN BYTE: LEN bytes at OFFSET of FILE all hold
+# BYTE (decimal), or the test fails.
+t_bytes_are() {
+	local got
+	got=$(dd if="$1" iflag=skip_bytes,count_bytes skip="$2" count="$3" status=none |
+		od -An -tu1 -v | tr -s ' \n' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ')
+	[ "$got" = "$4 " ] || t_fail "$3 bytes at $2 of $1 hold [$got], expected only $4"
+}
+
 # t_verify DEV JOURNAL [VERIFY-ARGS...]: run atomicw verify, print its
 # summary, and store its exit status in T_VERIFY_RC (0 clean; 16+ bits
 # torn/corrupt/lost).

@@ -36,20 +36,6 @@ rival_writes=${ATOMIC_EDGES_WRITES:-500}
 # to hit.
 rival_dma_us=500
 
-counter() { t_tornblk_stat "$1" "$2"; }
-# Atomic writes in tornblk's histogram of KIND (atomic_size or
-# atomic_align) below BYTES.
-atomic_below() {
-	awk -v k="$2" -v b="$3" '$1 == k && $2 + 0 < b { n += $3 } END { print n + 0 }' \
-		"/sys/kernel/debug/tornblk/$1/hist"
-}
-# bytes_are FILE OFFSET LEN BYTE: LEN bytes at OFFSET of FILE all hold BYTE.
-bytes_are() {
-	local got
-	got=$(dd if="$1" iflag=skip_bytes,count_bytes skip="$2" count="$3" status=none |
-		od -An -tu1 -v | tr -s ' \n' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ')
-	[ "$got" = "$4 " ] || t_fail "$3 bytes at $2 of $1 hold [$got], expected only $4"
-}
 # probe_expect EXPECT ARGS...: one probe, whose answer must contain EXPECT.
 probe_expect() {
 	local expect=$1 out
@@ -67,11 +53,11 @@ rival() {
 	local name=$1 target=$2 w0 w1 out ok again
 	shift 2
 	sync
-	w0=$(counter "$name" atomic_writes)
+	w0=$(t_tornblk_stat "$name" atomic_writes)
 	echo "$rival_dma_us" >"$TB_CFG/$name/dma_delay_us" || t_fail "setting dma_delay_us failed"
 	out=$("$ATOMICW" probe "$target" -b "$bs" --rival -c "$rival_writes" "$@" 2>&1) || true
 	echo 0 >"$TB_CFG/$name/dma_delay_us" || t_fail "clearing dma_delay_us failed"
-	w1=$(counter "$name" atomic_writes)
+	w1=$(t_tornblk_stat "$name" atomic_writes)
 	t_log "  $out; device saw $((w1 - w0)) REQ_ATOMIC writes"
 	case $out in
 	*"probe: rival"*) ;;
@@ -94,11 +80,11 @@ dev=$(t_tornblk_create edge size_mb=512 logical_block_size=4096 physical_block_s
 t_log "raw device $dev:"
 dd if=/dev/zero bs="$bs" count=4 status=none | tr '\0' '\021' |
 	dd of="$dev" bs="$bs" oflag=direct status=none || t_fail "filling $dev failed"
-w0=$(counter edge atomic_writes)
+w0=$(t_tornblk_stat edge atomic_writes)
 probe_expect EINVAL "$dev" -b "$bs" -o "$bs" --fault-tail -s 34
 sync
-bytes_are "$dev" "$bs" "$bs" 17
-[ "$(counter edge atomic_writes)" -eq "$w0" ] ||
+t_bytes_are "$dev" "$bs" "$bs" 17
+[ "$(t_tornblk_stat edge atomic_writes)" -eq "$w0" ] ||
 	t_fail "a write whose buffer faulted reached the device as REQ_ATOMIC"
 t_log "  a partly pinned buffer: refused, nothing reached the device, the block kept its data"
 bdev_again=$(rival edge "$dev" -o "$bs")
@@ -112,8 +98,8 @@ dev=$(t_tornblk_create edgefs size_mb=512 logical_block_size=4096 physical_block
 t_mkfs_xfs "$dev" "$bs" -s size=4096
 t_mount "$dev" "$mnt"
 t_log "XFS, $bs-byte blocks:"
-base_misaligned=$(atomic_below edgefs atomic_align "$bs")
-base_short=$(atomic_below edgefs atomic_size "$bs")
+base_misaligned=$(t_tornblk_hist_below edgefs atomic_align "$bs")
+base_short=$(t_tornblk_hist_below edgefs atomic_size "$bs")
 
 # O_APPEND: the size is 20k, so the append would start mid-block.
 : >"$mnt/append"
@@ -132,9 +118,9 @@ case $out in
 esac
 [ "$(stat -c %s "$mnt/limit")" -eq 0 ] || t_fail "the refused write changed the file size"
 sync
-[ "$(atomic_below edgefs atomic_align "$bs")" -eq "$base_misaligned" ] ||
+[ "$(t_tornblk_hist_below edgefs atomic_align "$bs")" -eq "$base_misaligned" ] ||
 	t_fail "a REQ_ATOMIC bio was aligned below $bs"
-[ "$(atomic_below edgefs atomic_size "$bs")" -eq "$base_short" ] ||
+[ "$(t_tornblk_hist_below edgefs atomic_size "$bs")" -eq "$base_short" ] ||
 	t_fail "a REQ_ATOMIC bio was shorter than $bs"
 t_log "  no REQ_ATOMIC bio shorter than or aligned below $bs"
 

@@ -1,11 +1,11 @@
 #!/bin/bash
 # A block device whose logical block size is above the page size (the LBS
 # patches).  tornblk and loop accept it and report it (blockdev, sysfs,
-# st_blksize by path and by descriptor); O_DIRECT below the block size or off its alignment is
-# refused; buffered and mmap I/O of any size and offset goes through the
-# page cache's large folios and reads back identical from the cache, after
-# writeback (O_DIRECT), after the cache is dropped (readahead), and after a
-# power cycle.  Sizes above 64k are refused.
+# st_blksize by path and by descriptor); O_DIRECT below the block size or
+# off its alignment is refused; buffered and mmap I/O of any size and
+# offset goes through the page cache's large folios and reads back
+# identical from the cache, after writeback (O_DIRECT), after the cache is
+# dropped (readahead), and after a power cycle.  Sizes above 64k are refused.
 # Usage: lbs-bdev.sh LBS (8k..64k)
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
@@ -20,8 +20,8 @@ ref=/tmp/ref
 
 dd if=/dev/urandom of="$T_RANDOM" bs=1M count=4 status=none
 
-# fstat_agrees DEV BLKSIZE: fstat() of an open descriptor, the call cp, dd
-# and stdio make, reports the st_blksize that stat() by path did.  perl's
+# fstat_agrees DEV BLKSIZE: fstat() of an open descriptor, the call cp and
+# stdio make, reports the st_blksize that stat() by path did.  perl's
 # stat of a handle is glibc's fstat(), i.e. fstatat(AT_EMPTY_PATH), which the
 # kernel answers from vfs_fstat(); coreutils' "stat -" uses statx() and
 # would not see the difference.

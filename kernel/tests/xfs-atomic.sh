@@ -49,12 +49,7 @@ probe() {
 }
 
 # block_is FILE BLOCK BYTE: block BLOCK of FILE holds BYTE (decimal) only.
-block_is() {
-	local got
-	got=$(dd if="$1" bs="$bs" skip="$2" count=1 status=none | od -An -tu1 -v | tr -s ' \n' '\n' |
-		sed '/^$/d' | sort -u | tr '\n' ' ')
-	[ "$got" = "$3 " ] || t_fail "block $2 of $1 holds bytes [$got], expected only $3"
-}
+block_is() { t_bytes_are "$1" $(($2 * bs)) "$bs" "$3"; }
 
 counter() { t_tornblk_stat "$1" "$2"; }
 hist() { # hist NAME KIND BYTES: count in tornblk's histogram, 0 if absent
@@ -62,10 +57,7 @@ hist() { # hist NAME KIND BYTES: count in tornblk's histogram, 0 if absent
 		"/sys/kernel/debug/tornblk/$1/hist"
 }
 # Atomic writes in the histogram whose offset alignment is below BS.
-misaligned_atomic() {
-	awk -v bs="$bs" '$1 == "atomic_align" && $2 + 0 < bs { n += $3 } END { print n + 0 }' \
-		"/sys/kernel/debug/tornblk/$1/hist"
-}
+misaligned_atomic() { t_tornblk_hist_below "$1" atomic_align "$bs"; }
 
 # --- an atomic-capable device --------------------------------------------
 dev=$(t_tornblk_create aw size_mb=512 logical_block_size=4096 physical_block_size=4096 \
