@@ -8,6 +8,7 @@
 # a warm-up run, statistics reset, the measured run with a latency
 # histogram; then pg_stat_wal, pg_stat_bgwriter and the tornblk counters.
 # One CSV row per run goes to DIR/bench.csv.
+# vm: mem=3072 timeout=2400
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 # shellcheck source=workloads/lib.sh

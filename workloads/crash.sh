@@ -41,6 +41,7 @@
 # --dma-us US: the devices capture write data US microseconds per page
 # after submission, as a real device's DMA does (see kernel/tornblk);
 # 0, the default, copies it at submission.  Every row names the model.
+# vm: mem=3072 timeout=1500
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 # shellcheck source=workloads/lib.sh

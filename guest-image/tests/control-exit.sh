@@ -1,5 +1,6 @@
 #!/bin/bash
 # Control: a guest test that fails must make run-vm report a failure.
+# vm: timeout=300
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 echo "control: this guest test fails on purpose"

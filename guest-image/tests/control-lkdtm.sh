@@ -1,6 +1,7 @@
 #!/bin/bash
 # Control: provoke a kernel WARNING or panic through lkdtm; run-vm must
 # report it even though this script itself exits 0.
+# vm: timeout=300
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 modprobe lkdtm

@@ -21,6 +21,7 @@
 #     than 16k (before: a 4k "atomic" write that returned 4096);
 #   - the mapped rival as above: only success or EAGAIN (before: EBUSY),
 #     one REQ_ATOMIC bio per success.
+# vm: timeout=900
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 

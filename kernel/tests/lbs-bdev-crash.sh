@@ -6,6 +6,7 @@
 # fsynced is lost.  Control: the same load on 4k sectors (pawu 4k) tears
 # inside 16k pieces, so the check can fail.
 # Usage: lbs-bdev-crash.sh [CYCLES] (default 4)
+# vm: timeout=900
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 cycles=${1:-4}

@@ -7,6 +7,7 @@
 # identical from the cache, after writeback (O_DIRECT), after the cache is
 # dropped (readahead), and after a power cycle.  Sizes above 64k are refused.
 # Usage: lbs-bdev.sh LBS (8k..64k)
+# vm: timeout=600
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 t_require blockdev dd cmp losetup xfs_io numfmt perl

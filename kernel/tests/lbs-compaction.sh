@@ -8,6 +8,7 @@
 # spinlock across the copy) nor lose data: the device reads back what was
 # written, from the cache and after the cache is dropped.
 # run-vm fails the test on any splat in the kernel log.
+# vm: timeout=900
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 t_require dd sha256sum

@@ -5,6 +5,7 @@
 # mounts, so the refusal is about the device.  And now that the block layer
 # takes 16k block sizes, an ext4 made with 16k blocks must still be refused
 # on an ordinary device, as before the patches.
+# vm: timeout=300
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 t_require mkfs.ext4 dd

@@ -5,6 +5,7 @@
 # larger logical blocks.  Uses two loop devices over one backing file.
 # Usage: lbs-xfs-sector-mismatch.sh [SECTOR] (default 4096: 512-byte XFS
 # sectors on 4k; with 16384, above the page size, 4k XFS sectors on 16k)
+# vm: timeout=300
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 t_require mkfs.xfs losetup

@@ -8,6 +8,7 @@
 # made with -s size=SECTORSIZE; O_DIRECT then works in whole sectors.
 # Usage: lbs-xfs.sh BLOCKSIZE [SECTORSIZE]
 #        (without SECTORSIZE it needs one scratch disk of >= 1G)
+# vm: disk=2G mem=3072 timeout=600
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 t_require mkfs.xfs xfs_io xfs_repair dd fallocate cmp

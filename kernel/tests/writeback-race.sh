@@ -8,6 +8,7 @@
 # captured, and the device keeps that mixed image whole:
 # torn halves must appear (the control: the race is real in the model).
 # With stable_writes the page cache waits for writeback: no torn half.
+# vm: mem=3072 timeout=900
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 

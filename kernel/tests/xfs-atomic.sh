@@ -13,6 +13,7 @@
 # Over a tornblk device without atomic support (and, for BS > 4k, one whose
 # atomic unit is smaller than BS): statx reports zeros and no attribute, and
 # a valid write gets EOPNOTSUPP.
+# vm: timeout=600
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 
