@@ -43,8 +43,10 @@ def write(d, config, rows):
 
 def main():
     failures = []
+    count = [0]
 
     def check(cond, what):
+        count[0] += 1
         if not cond:
             failures.append(what)
 
@@ -62,13 +64,25 @@ def main():
         write(d, "lbs-only", [row("lbs-only", i, "corrupt" if i <= 20 else "clean", torn=3)
                               for i in range(1, 31)])
         meta = {"started": "s", "finished": "f", "mode": "evidence", "command": "c",
-                "bench_command": "b", "crash_command": "k", "kernel_release": "r",
-                "kernel_config_hash": "h", "repo_commit": "abc", "accel": "tcg", "host_cpus": 2}
+                "repo_commit": "abc", "host_cpus": 2}
         with open(os.path.join(d, "meta.json"), "w") as f:
             json.dump(meta, f)
         md = os.path.join(d, "REPORT.md")
-        subprocess.run([sys.executable, os.path.join(os.path.dirname(HERE), "report.py"), d, md],
-                       check=True, env={**os.environ, "LBS_REPORT_NO_PLOTS": "1"})
+        script = os.path.join(os.path.dirname(HERE), "report.py")
+        env = {**os.environ, "LBS_REPORT_NO_PLOTS": "1"}
+        # Without boots.jsonl nothing says what ran: no report.
+        r = subprocess.run([sys.executable, script, d, md], env=env, capture_output=True,
+                           text=True)
+        check(r.returncode != 0 and "boots.jsonl" in r.stderr,
+              "a report was written without boots.jsonl")
+        with open(os.path.join(d, "boots.jsonl"), "w") as f:
+            for i, series in enumerate(("s1", "s1", "s2")):
+                f.write(json.dumps({"name": f"crash-x{i}", "command": ["crash.sh", str(i)],
+                                    "verdict": "PASS", "kernel_release": "r",
+                                    "kernel_config_hash": "h", "patch_series_hash": series,
+                                    "accel": "tcg", "cpus": 2, "guest_cpus_online": "2",
+                                    "mem_mb": 3072, "repo_commit": "abc"}) + "\n")
+        subprocess.run([sys.executable, script, d, md], check=True, env=env)
         with open(os.path.join(d, "crash.json")) as f:
             s = json.load(f)["summary"]
         text = open(md).read()
@@ -80,11 +94,15 @@ def main():
     check(s["unsafe"]["meets_expectation"], "27 of 30 corrupt does not meet the 90% control rule")
     check(not s["lbs-only"]["meets_expectation"], "20 of 30 corrupt met the 90% control rule")
     check("0/60 (4.9%)" in text, "REPORT.md does not show '0/60 (4.9%)'")
+    check("pool boots of 2 different kernel builds" in text,
+          "REPORT.md does not say that the boots ran two patch series")
+    check("| 2 | r | h | s1 |" in text and "| 1 | r | h | s2 |" in text,
+          "REPORT.md does not count the boots of each build")
     for f in failures:
         print(f"test_report: FAIL: {f}", file=sys.stderr)
     if failures:
         sys.exit(1)
-    print("test_report: 11 checks passed")
+    print(f"test_report: {count[0]} checks passed")
 
 
 if __name__ == "__main__":
