@@ -17,7 +17,7 @@
 #   - O_APPEND onto a file whose size is 4k- but not 16k-aligned: EINVAL,
 #     no REQ_ATOMIC bio below 16k alignment (before: one bio across two
 #     blocks);
-#   - RLIMIT_FSIZE below the write's end: EINVAL, no REQ_ATOMIC bio shorter
+#   - RLIMIT_FSIZE below the write's end: EFBIG, no REQ_ATOMIC bio shorter
 #     than 16k (before: a 4k "atomic" write that returned 4096);
 #   - the mapped rival as above: only success or EAGAIN (before: EBUSY),
 #     one REQ_ATOMIC bio per success.
@@ -114,8 +114,8 @@ probe_expect EINVAL "$mnt/append" -b "$bs" --append -s 51
 fallocate -n -l 1m "$mnt/limit" || t_fail "fallocate $mnt/limit failed"
 out=$(ulimit -f 4 && "$ATOMICW" probe "$mnt/limit" -b "$bs" -o 0 -s 68 2>&1) || true
 case $out in
-*": EINVAL"*) t_log "  with RLIMIT_FSIZE 4k: $out" ;;
-*) t_fail "expected EINVAL from a $bs atomic write over RLIMIT_FSIZE 4k, got: $out" ;;
+*": EFBIG"*) t_log "  with RLIMIT_FSIZE 4k: $out" ;;
+*) t_fail "expected EFBIG from a $bs atomic write over RLIMIT_FSIZE 4k, got: $out" ;;
 esac
 [ "$(stat -c %s "$mnt/limit")" -eq 0 ] || t_fail "the refused write changed the file size"
 sync
