@@ -158,6 +158,12 @@ t_verify() {
 	[ "$T_VERIFY_RC" -eq 0 ] || [ "$T_VERIFY_RC" -ge 16 ] ||
 		t_fail "atomicw verify $1 failed to run (exit $T_VERIFY_RC): $T_VERIFY_OUT"
 	t_log "$(grep '^verify:' <<<"$T_VERIFY_OUT")"
+	# The first damaged blocks, so that a failure says which sectors (no
+	# process substitution: the guest has no /dev/fd).
+	local line
+	while read -r line; do
+		[ -z "$line" ] || t_log "  $line"
+	done <<<"$(grep -m 3 -E '^block [0-9]+: corrupt' <<<"$T_VERIFY_OUT" || true)"
 }
 
 # t_verify_count NAME: one count (torn, lost, ...) from the last t_verify.

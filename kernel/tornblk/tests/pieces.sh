@@ -11,7 +11,12 @@ dev=$(t_tornblk_create pieces size_mb=16 pawu=4096 tear_unit=8192 seed=7)
 n=256 piece=8192
 head -c $((n * piece)) /dev/urandom >/tmp/old
 head -c $((n * piece)) /dev/urandom >/tmp/new
-put() { dd if="$1" of="$dev" bs=1M oflag=direct status=none || t_fail "writing $1 failed"; }
+# One direct write per 8k piece.  Pieces are counted per write, and the
+# block layer may split a larger write at any page (seen with 1M writes on
+# two CPUs: bios of 128k and 256k aligned to 4k): a piece split between two
+# writes counts twice, and each write's part of it can be whole while the
+# piece on the device is mixed.
+put() { dd if="$1" of="$dev" bs=$piece oflag=direct status=none || t_fail "writing $1 failed"; }
 put /tmp/old
 sync "$dev" # flushes the device cache: old is durable
 
