@@ -149,6 +149,18 @@ t_bytes_are() {
 	[ "$got" = "$4 " ] || t_fail "$3 bytes at $2 of $1 hold [$got], expected only $4"
 }
 
+# t_probe_expect EXPECT ARGS...: one 'atomicw probe ARGS' (an RWF_ATOMIC
+# write), whose answer must be EXPECT ('ok' or an errno name).
+t_probe_expect() {
+	local expect=$1 out
+	shift
+	out=$("$ATOMICW" probe "$@" 2>&1) || true
+	case $out in
+	*": $expect"*) t_log "  $out" ;;
+	*) t_fail "expected $expect from probe $*, got: $out" ;;
+	esac
+}
+
 # t_verify DEV JOURNAL [VERIFY-ARGS...]: run atomicw verify, print its
 # summary, and store its exit status in T_VERIFY_RC (0 clean; 16+ bits
 # torn/corrupt/lost).

@@ -5,8 +5,8 @@ Usage: report.py RESULTS_DIR REPORT_MD
 
 RESULTS_DIR holds meta.json (the workloads/run invocation), boots.jsonl
 (run-vm's provenance of every guest boot, one JSON object a line),
-bench/bench.csv, bench/pg-settings.conf and crash-CONFIG/crash.csv.  Every number in the report is computed here from
-those files; nothing is typed in.
+bench/bench.csv, bench/pg-settings.conf and crash-CONFIG/crash.csv.  Every
+number in the report is computed here from those files; nothing is typed in.
 """
 import csv
 import json
@@ -263,18 +263,14 @@ def boot_lines(boots):
                  f"({k['guest_cpus_online']}) | {k['mem_mb']} MB | {commits} |")
     L.append("")
     L.append("Commands (inside the guest; `guest-image/run-vm` boots each, its verdict after it):\n")
-    seen = set()
+    runs = {}  # (name, command) -> the verdicts of its boots, in boot order
     for b in boots:
-        cmd = " ".join(b.get("command", []))
-        if (b.get("name"), cmd) in seen:
-            continue
-        seen.add((b.get("name"), cmd))
-        n = sum(1 for o in boots if o.get("name") == b.get("name") and
-                " ".join(o.get("command", [])) == cmd)
-        verdicts = sorted({o.get("verdict", "?") for o in boots if o.get("name") == b.get("name")
-                           and " ".join(o.get("command", [])) == cmd})
-        L.append(f"- {b.get('name', '?')} ({n} boot{'s' if n > 1 else ''}): `{cmd}`: "
-                 f"{', '.join(verdicts)}")
+        runs.setdefault((b.get("name", "?"), " ".join(b.get("command", []))), []).append(
+            b.get("verdict", "?"))
+    for (name, cmd), verdicts in runs.items():
+        n = len(verdicts)
+        L.append(f"- {name} ({n} boot{'s' if n > 1 else ''}): `{cmd}`: "
+                 f"{', '.join(sorted(set(verdicts)))}")
     L.append("")
     return L
 

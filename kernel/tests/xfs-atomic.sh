@@ -37,16 +37,8 @@ info_field() {
 # probe EXPECT FILE ARGS...: one RWF_ATOMIC write through pwritev2 and one
 # through io_uring; both must answer EXPECT ('ok' or an errno name).
 probe() {
-	local expect=$1 file=$2 via out
-	shift 2
-	for via in "" --uring; do
-		# shellcheck disable=SC2086
-		out=$("$ATOMICW" probe "$file" "$@" $via 2>&1) || true
-		case $out in
-		*": $expect"*) t_log "  $out" ;;
-		*) t_fail "expected $expect from probe $* $via on $file, got: $out" ;;
-		esac
-	done
+	t_probe_expect "$@"
+	t_probe_expect "$@" --uring
 }
 
 # block_is FILE BLOCK BYTE: block BLOCK of FILE holds BYTE (decimal) only.
