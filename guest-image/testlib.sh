@@ -140,6 +140,12 @@ t_tornblk_hist_below() {
 		"/sys/kernel/debug/tornblk/$1/hist"
 }
 
+# t_tornblk_hist_above NAME KIND BYTES: the same, above BYTES.
+t_tornblk_hist_above() {
+	awk -v k="$2" -v b="$3" '$1 == k && $2 + 0 > b { n += $3 } END { print n + 0 }' \
+		"/sys/kernel/debug/tornblk/$1/hist"
+}
+
 # t_bytes_are FILE OFFSET LEN BYTE: LEN bytes at OFFSET of FILE all hold
 # BYTE (decimal), or the test fails.
 t_bytes_are() {

@@ -40,7 +40,8 @@
 # must then be lost at some cut, proving that the ledger check bites.
 # --dma-us US: the devices capture write data US microseconds per page
 # after submission, as a real device's DMA does (see kernel/tornblk);
-# 0, the default, copies it at submission.  Every row names the model.
+# 100 by default (the realistic device: the page-cache writeback race can
+# happen), 0 copies it at submission.  Every row names the model.
 # vm: mem=3072 timeout=1500
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
@@ -50,6 +51,7 @@
 config=${1:?usage: crash.sh CONFIG [--cycles N] [--seed S] [--out DIR] [--check]}
 shift
 cycles=3 seed=1 out=/lbs-out check=0 until=0 commit=unknown ledger_control=0
+WL_DMA_US=100
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cycles) cycles=${2:?}; shift 2 ;;

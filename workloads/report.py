@@ -423,8 +423,13 @@ def main():
     L.append("- The cut is placed in the checkpoint's writeback on purpose: that is when pages can "
              "tear.  A cycle without a torn page in flight proves nothing by itself, which is why "
              "the controls must show corruption.")
-    L.append("- PostgreSQL does not use RWF_ATOMIC: on lbs-atomic it relies on XFS writing each 16k "
-             "block as one aligned write, which the device keeps whole.")
+    L.append("- PostgreSQL does not use RWF_ATOMIC: it writes through the page cache.  On lbs-atomic "
+             "and lbs-atomic-wb it relies on our kernel's buffered fix (kernel/patches, the buffered "
+             "part): a file whose 16k block lies within the device's atomic unit range gets stable "
+             "writes (write() waits while its block is being written back, so the device never reads "
+             "a half-updated block) and its writeback sends each block as one REQ_ATOMIC write.  "
+             "Upstream kernels have neither; without them a device that reads data by DMA after "
+             "submission can store a torn block (kernel/tests/writeback-race.sh shows it).")
     with open(report, "w") as f:
         f.write("\n".join(L) + "\n")
 

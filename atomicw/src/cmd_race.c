@@ -10,6 +10,8 @@
  * still being captured: the device receives a block whose second half is
  * part old, part new.  Halves are journalled as blocks of half the size,
  * so `atomicw verify PATH --journal J` counts torn halves after a cut.
+ * The time of the first write() after each writeback start is reported:
+ * with stable writes it waits for that writeback, without it does not.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +26,7 @@
 #include "cmds.h"
 #include "journal.h"
 #include "stamp.h"
+#include "stats.h"
 #include "util.h"
 
 struct racer {
@@ -32,6 +35,7 @@ struct racer {
 	uint64_t nblocks, half, gen, rounds;
 	struct aw_journal j;
 	struct aw_rng rng;
+	struct aw_samples wait_ns;	/* first write() after writeback starts */
 	void *buf;
 };
 
@@ -104,10 +108,13 @@ static int run(struct racer *r)
 		if (write_half(r, b, 0) || start_writeback(r, b))
 			return -1;
 		t1 = aw_now_ns();
+		if (write_half(r, b, 1) ||
+		    aw_samples_add(&r->wait_ns, aw_now_ns() - t1))
+			return -1;
 		do {
+			pause_us(100);
 			if (write_half(r, b, 1))
 				return -1;
-			pause_us(100);
 		} while (aw_now_ns() - t1 < o->race_us * 1000ull);
 		if (start_writeback(r, b))
 			return -1;
@@ -158,11 +165,17 @@ int aw_cmd_race(const struct aw_opts *o)
 	ret = run(&r) ? 1 : 0;
 	if (aw_journal_close(&r.j))
 		ret = 1;
-	if (!ret)
+	if (!ret) {
 		printf("race: %" PRIu64 " rounds on %" PRIu64 " blocks of %" PRIu64
 		       " (halves of %" PRIu64 "), second half rewritten for %" PRIu64 " us\n",
 		       r.rounds, r.nblocks, o->block_size, r.half, o->race_us);
+		printf("race: first write() after writeback start: p50 %" PRIu64
+		       " us, p99 %" PRIu64 " us\n",
+		       aw_samples_pct(&r.wait_ns, 50) / 1000,
+		       aw_samples_pct(&r.wait_ns, 99) / 1000);
+	}
 out:
+	aw_samples_free(&r.wait_ns);
 	free(r.buf);
 	close(r.fd);
 	return ret;

@@ -1,51 +1,92 @@
 #!/bin/bash
-# The page-cache writeback race on 16k XFS over a 16k atomic unit.
+# The page-cache writeback race on 16k XFS, and the fix for files whose
+# block the device writes atomically (patches: the buffered part).
 # tornblk captures write data after submission (dma_delay_us), as a real
 # device's DMA does.  atomicw race writes the first 8k half of a 16k block,
 # starts its writeback and rewrites the second half for 20 ms (a hot
 # page); then a power cut, and every 8k half must be whole.  Without
 # stable writes the second half can change while its block is being
-# captured, and the device keeps that mixed image whole: halves of sectors
-# from two writes (torn), and, with the writer on another CPU copying into
-# the page while tornblk reads it, sectors mixed inside (corrupt: a stamp
-# whose checksum fails).  Those must appear (the control: the race is real
-# in the model), and a half fsynced before is lost only as one of them.
-# With stable_writes the page cache waits for writeback: none of either.
+# captured, and the device keeps that mixed image: halves of sectors from
+# two writes (torn), and, with the writer on another CPU copying into the
+# page while tornblk reads it, sectors mixed inside (corrupt: a stamp whose
+# checksum fails).  A half fsynced before is lost only as one of those.
+#   racy:    a device without atomic writes (16k power-fail unit): the file
+#            does not qualify, the race must mix halves (the control), no
+#            write reaches the device as REQ_ATOMIC, write() never waits;
+#   outside: a 16k atomic unit, but 4k XFS blocks (outside the unit range):
+#            today's behaviour, no REQ_ATOMIC, no waiting;
+#   atomic:  16k XFS on a 16k atomic unit (lbs-atomic): stable writes, so
+#            write() waits for the block's writeback and no half is mixed,
+#            and writeback reaches the device as whole, aligned 16k
+#            REQ_ATOMIC writes;
+#   atomicwb: the same on a device whose plain writes tear in 4k units and
+#            that keeps only REQ_ATOMIC writes whole (lbs-atomic-wb).
 # vm: mem=3072 timeout=900
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 
-# run NAME STABLE: prints the number of mixed halves (torn + corrupt).
+dma_us=1000
+
+# run NAME XFS-BS PAWU ATOMIC-MIN ATOMIC-MAX: one race on a new device;
+# sets MIXED (torn + corrupt halves), WAIT_US (p50 of the first write()
+# after a writeback start) and ATOMIC_WRITES.
 run() {
-	local name=$1 mnt=/mnt/$1 mixed
+	local name=$1 bs=$2 mnt=/mnt/$1 atomic=() out before
+	[ "$5" = 0 ] || atomic=(atomic_unit_min="$4" atomic_unit_max="$5")
 	t_tornblk_create "$name" size_mb=512 logical_block_size=4096 physical_block_size=16384 \
-		pawu=16384 atomic_unit_min=4096 atomic_unit_max=16384 seed=11 \
-		dma_delay_us=1000 stable_writes="$2" >/dev/null
-	t_mkfs_xfs "/dev/$name" 16384 -s size=4096
+		pawu="$3" "${atomic[@]}" seed=11 dma_delay_us=$dma_us stable_writes=0 >/dev/null
+	t_mkfs_xfs "/dev/$name" "$bs" -s size=4096
 	t_mount "/dev/$name" "$mnt"
 	dd if=/dev/zero of="$mnt/f" bs=1M count=4 conv=fsync status=none || t_fail "preparing $mnt/f failed"
-	"$ATOMICW" race "$mnt/f" --journal "/tmp/$name.j" -b 16k -t 20 --race-us 20000 --seed 3 >&2 ||
-		t_fail "atomicw race on $name failed"
-	t_log "$name: $(t_tornblk_stat "$name" dma_writes) writes captured after submission"
+	before=$(t_tornblk_stat "$name" atomic_writes)
+	out=$("$ATOMICW" race "$mnt/f" --journal "/tmp/$name.j" -b 16k -t 20 --race-us 20000 --seed 3) ||
+		t_fail "atomicw race on $name failed: $out"
+	t_log "$name: $out"
+	WAIT_US=$(sed -n 's/.*after writeback start: p50 \([0-9]*\) us.*/\1/p' <<<"$out")
+	[ -n "$WAIT_US" ] || t_fail "$name: atomicw race printed no write() wait time"
+	ATOMIC_WRITES=$(($(t_tornblk_stat "$name" atomic_writes) - before))
+	t_log "$name: $(t_tornblk_stat "$name" dma_writes) writes captured after submission," \
+		"$ATOMIC_WRITES REQ_ATOMIC"
+	# Every REQ_ATOMIC write the device saw (the race's and the file's
+	# preparation) is one whole, aligned 16k block.
+	if [ "$(t_tornblk_stat "$name" atomic_writes)" -gt 0 ]; then
+		[ "$(($(t_tornblk_hist_below "$name" atomic_size 16384) +
+			$(t_tornblk_hist_above "$name" atomic_size 16384)))" = 0 ] ||
+			t_fail "$name: REQ_ATOMIC writes other than 16k: $(grep atomic_size "/sys/kernel/debug/tornblk/$name/hist" | tr '\n' ' ')"
+		[ "$(t_tornblk_hist_below "$name" atomic_align 16384)" = 0 ] ||
+			t_fail "$name: REQ_ATOMIC writes not aligned to 16k: $(grep atomic_align "/sys/kernel/debug/tornblk/$name/hist" | tr '\n' ' ')"
+	fi
 	t_tornblk_cut "$name"
 	umount "$mnt" || t_fail "umount $mnt after the cut failed"
 	t_tornblk_on "$name"
 	t_mount "/dev/$name" "$mnt"
 	t_verify "$mnt/f" "/tmp/$name.j"
-	mixed=$(($(t_verify_count torn) + $(t_verify_count corrupt)))
-	[ "$(t_verify_count missing-durable)" -le "$mixed" ] ||
+	MIXED=$(($(t_verify_count torn) + $(t_verify_count corrupt)))
+	[ "$(t_verify_count missing-durable)" -le "$MIXED" ] ||
 		t_fail "$name: more fsynced halves lost than the race mixed"
 	[ "$(t_verify_count lost)" = 0 ] || t_fail "$name: halves lost outright"
 	umount "$mnt"
 	t_tornblk_remove "$name"
-	echo "$mixed"
+	t_log "$name: $MIXED torn or corrupt 8k halves; first write() after writeback start p50 $WAIT_US us"
 }
 
-unstable=$(run racy 0)
-t_log "no stable writes: $unstable torn or corrupt 8k halves"
-[ "$unstable" -gt 0 ] ||
-	t_fail "control: no torn or corrupt half without stable writes (the model shows no race)"
-stable=$(run stable 1)
-t_log "stable writes: $stable torn or corrupt 8k halves"
-[ "$stable" -eq 0 ] || t_fail "$stable torn or corrupt halves with stable writes"
-t_pass "the writeback race mixed $unstable 8k halves without stable writes and none with them"
+# A write() that waits for writeback waits at least one page's capture.
+run racy 16384 16384 0 0
+[ "$MIXED" -gt 0 ] || t_fail "control: no torn or corrupt half on a device without atomic writes (the model shows no race)"
+[ "$ATOMIC_WRITES" = 0 ] || t_fail "racy: $ATOMIC_WRITES REQ_ATOMIC writes from a file that does not qualify"
+[ "$WAIT_US" -lt "$dma_us" ] || t_fail "racy: write() waited ${WAIT_US} us for writeback without stable writes"
+racy=$MIXED
+
+run outside 4096 16384 16384 16384
+[ "$ATOMIC_WRITES" = 0 ] || t_fail "outside: $ATOMIC_WRITES REQ_ATOMIC writes from 4k blocks outside the 16k unit"
+[ "$WAIT_US" -lt "$dma_us" ] || t_fail "outside: write() waited ${WAIT_US} us for writeback without stable writes"
+
+for name in atomic atomicwb; do
+	pawu=16384
+	[ "$name" = atomic ] || pawu=4096
+	run "$name" 16384 "$pawu" 4096 16384
+	[ "$MIXED" = 0 ] || t_fail "$name: $MIXED torn or corrupt halves with the fix"
+	[ "$ATOMIC_WRITES" -gt 0 ] || t_fail "$name: no writeback reached the device as REQ_ATOMIC"
+	[ "$WAIT_US" -ge "$dma_us" ] || t_fail "$name: write() did not wait for writeback (p50 ${WAIT_US} us)"
+done
+t_pass "the race mixed $racy 8k halves on a device without atomic writes, none on 16k XFS over a 16k atomic unit (pawu 16k or 4k)"
