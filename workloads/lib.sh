@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# PostgreSQL on tornblk + XFS inside the guest: the four configurations of
+# PostgreSQL on tornblk + XFS inside the guest: the configurations of
 # ../shared/design.md, one prepared cluster template, server start/stop and
 # sysbench.  Sourced by bench.sh and crash.sh (after testlib.sh).
 #

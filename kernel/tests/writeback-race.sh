@@ -13,8 +13,10 @@
 #   racy:    a device without atomic writes (16k power-fail unit): the file
 #            does not qualify, the race must mix halves (the control), no
 #            write reaches the device as REQ_ATOMIC, write() never waits;
-#   outside: a 16k atomic unit, but 4k XFS blocks (outside the unit range):
-#            today's behaviour, no REQ_ATOMIC, no waiting;
+#   outside: a 16k atomic unit, but 4k XFS blocks (outside the unit range),
+#   onelba:  4k XFS on a 4k-16k atomic unit (4k blocks are one logical
+#            block, which the device never tears): today's behaviour, no
+#            REQ_ATOMIC, no waiting;
 #   atomic:  16k XFS on a 16k atomic unit (lbs-atomic): stable writes, so
 #            write() waits for the block's writeback and no half is mixed,
 #            and writeback reaches the device as whole, aligned 16k
@@ -77,9 +79,13 @@ run racy 16384 16384 0 0
 [ "$WAIT_US" -lt "$dma_us" ] || t_fail "racy: write() waited ${WAIT_US} us for writeback without stable writes"
 racy=$MIXED
 
-run outside 4096 16384 16384 16384
-[ "$ATOMIC_WRITES" = 0 ] || t_fail "outside: $ATOMIC_WRITES REQ_ATOMIC writes from 4k blocks outside the 16k unit"
-[ "$WAIT_US" -lt "$dma_us" ] || t_fail "outside: write() waited ${WAIT_US} us for writeback without stable writes"
+for name in outside onelba; do
+	min=16384
+	[ "$name" = outside ] || min=4096
+	run "$name" 4096 16384 "$min" 16384
+	[ "$ATOMIC_WRITES" = 0 ] || t_fail "$name: $ATOMIC_WRITES REQ_ATOMIC writes from 4k XFS blocks"
+	[ "$WAIT_US" -lt "$dma_us" ] || t_fail "$name: write() waited ${WAIT_US} us for writeback without stable writes"
+done
 
 for name in atomic atomicwb; do
 	pawu=16384
