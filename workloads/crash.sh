@@ -45,13 +45,14 @@
 # vm: mem=3072 timeout=1500
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
+# The crash loop's device model (lib.sh's default is for the benchmark).
+WL_DMA_US=${WL_DMA_US:-100}
 # shellcheck source=workloads/lib.sh
 . /lbs/src/workloads/lib.sh
 
 config=${1:?usage: crash.sh CONFIG [--cycles N] [--seed S] [--out DIR] [--check]}
 shift
 cycles=3 seed=1 out=/lbs-out check=0 until=0 commit=unknown ledger_control=0
-WL_DMA_US=100
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cycles) cycles=${2:?}; shift 2 ;;

@@ -3,8 +3,8 @@
  * race: the page-cache writeback race of buffered database writes.  Each
  * round picks a block of the file (--block-size, e.g. the 16k fs block),
  * writes its first half with a new stamp, starts writeback of the block
- * (sync_file_range), waits a random moment within the device's capture
- * time and writes the second half, then starts writeback again.  On a
+ * (sync_file_range), writes the second half at once and again every
+ * 100 us for --race-us, then starts writeback again.  On a
  * device that reads write data by DMA after submission and without stable
  * writes, the second write() can change pages while the first writeback is
  * still being captured: the device receives a block whose second half is
@@ -111,11 +111,11 @@ static int run(struct racer *r)
 		if (write_half(r, b, 1) ||
 		    aw_samples_add(&r->wait_ns, aw_now_ns() - t1))
 			return -1;
-		do {
+		while (aw_now_ns() - t1 < o->race_us * 1000ull) {
 			pause_us(100);
 			if (write_half(r, b, 1))
 				return -1;
-		} while (aw_now_ns() - t1 < o->race_us * 1000ull);
+		}
 		if (start_writeback(r, b))
 			return -1;
 		r->rounds++;

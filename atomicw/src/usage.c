@@ -138,6 +138,8 @@ static const char race_help[] =
 "part of another.  Every half is\n"
 "written once and fsynced first.  Halves are journalled as blocks of BS/2:\n"
 "after a cut, 'atomicw verify FILE --journal J' counts torn halves.\n"
+"It prints how long the first write() after each writeback start took\n"
+"(p50, p99): with stable writes it waits for that writeback.\n"
 "FILE must exist (a regular file of at least BS bytes).\n"
 "\n"
 "  -j, --journal FILE    where to record the writes (another disk)\n"
