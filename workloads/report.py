@@ -94,20 +94,24 @@ def summarize_bench(rows):
     return {k: {m: spread(v) for m, v in d.items()} for k, d in out.items()}
 
 
+def device_model(row):
+    """How tornblk took a cycle's write data: rows of different models are never pooled."""
+    dma = int(num(row.get("dma_delay_us")) or 0)
+    return f"DMA capture {dma} us/page" if dma else "copy at submission"
+
+
 def summarize_crash(rows):
+    """Per (configuration, device model): the counts, bounds and whether the role's rule holds."""
     out = {}
     for r in rows:
-        s = out.setdefault(r["config"], {"cycles": 0, "tested": 0, "corrupt": 0, "untested": 0,
-                                         "lost": 0, "torn_writes": 0, "recovery_failed": 0,
-                                         "mount_failed": 0, "pages_in_flight": 0,
-                                         "pages_torn": 0, "wal_cached_writes": 0,
-                                         "bad_checksums": 0, "commits_seen": 0,
-                                         "torn_cycles": 0, "seconds": 0, "models": []})
+        s = out.setdefault((r["config"], device_model(r)),
+                           {"cycles": 0, "tested": 0, "corrupt": 0, "untested": 0,
+                            "lost": 0, "torn_writes": 0, "recovery_failed": 0,
+                            "mount_failed": 0, "pages_in_flight": 0,
+                            "pages_torn": 0, "wal_cached_writes": 0,
+                            "bad_checksums": 0, "commits_seen": 0,
+                            "torn_cycles": 0, "seconds": 0})
         v = r["verdict"]
-        dma = int(num(r.get("dma_delay_us")) or 0)
-        model = f"DMA capture {dma} us/page" if dma else "copy at submission"
-        if model not in s["models"]:
-            s["models"].append(model)
         s["cycles"] += 1
         s["corrupt"] += v.startswith("corrupt")
         s["untested"] += v.startswith("untested")
@@ -120,7 +124,7 @@ def summarize_crash(rows):
                   "commits_seen", "seconds"):
             s[k] += int(num(r.get(k)) or 0)
         s["bad_checksums"] += int(num(r["checksum_bad"]) or 0)
-    for c, s in out.items():
+    for (c, _), s in out.items():
         s["rate_upper95"] = binom_upper(s["corrupt"], s["tested"])
         s["page_rate_upper95"] = binom_upper(s["corrupt"], s["pages_in_flight"])
         s["cycles_per_hour"] = 3600 * s["cycles"] / s["seconds"] if s["seconds"] else None
@@ -130,6 +134,11 @@ def summarize_crash(rows):
             s["meets_expectation"] = s["tested"] > 0 and \
                 s["corrupt"] >= CONTROL_MIN_RATE * s["tested"]
     return out
+
+
+def crash_groups(crash):
+    """(config, model, summary) in the table's configuration order, models as first seen."""
+    return [(c, m, s) for c in CONFIGS for (c2, m), s in crash.items() if c2 == c]
 
 
 def fmt(v, digits=0):
@@ -201,10 +210,10 @@ plot {cols}
 def plot_crash(crash, outdir):
     dat = os.path.join(outdir, "crash.dat")
     with open(dat, "w") as f:
-        for c in CONFIGS:
-            s = crash.get(c)
-            if s:
-                f.write(f"{c} {s['cycles'] - s['corrupt']} {s['corrupt']}\n")
+        models = {m for (_, m) in crash}
+        for c, m, s in crash_groups(crash):
+            label = f"{c} ({'DMA' if m.startswith('DMA') else 'copy'})" if len(models) > 1 else c
+            f.write(f"{label} {s['cycles'] - s['corrupt']} {s['corrupt']}\n")
     gnuplot(f"""set terminal pngcairo size 800,450 noenhanced
 set output '{os.path.join(outdir, 'crash.png')}'
 set title 'Crash cycles: clean vs corrupt after recovery'
@@ -298,7 +307,9 @@ def main():
                    "summary": [{"workload": w, "config": c, **s} for (w, c), s in bench.items()]},
                   f, indent=1)
     with open(os.path.join(rdir, "crash.json"), "w") as f:
-        json.dump({"meta": meta, "boots": boots, "cycles": crash_rows, "summary": crash}, f, indent=1)
+        json.dump({"meta": meta, "boots": boots, "cycles": crash_rows,
+                   "summary": [{"config": c, "device_model": m, **s}
+                               for c, m, s in crash_groups(crash)]}, f, indent=1)
     plots = []
     if not os.environ.get("LBS_REPORT_NO_PLOTS"):  # unit tests run without gnuplot
         plots = (plot_bench(bench, workloads, rdir) if bench_rows else []) + \
@@ -390,24 +401,23 @@ def main():
                  "Bounds are one-sided 95% upper bounds (Clopper-Pearson; about 3/n for 0 of n).  "
                  "*Device model*: whether tornblk copied write data at submission or captured it "
                  "page by page after submission, as a real device's DMA does (only the latter can "
-                 "show the page-cache writeback race).\n")
+                 "show the page-cache writeback race); cycles of different models are counted "
+                 "in separate rows, never pooled.\n")
         L.append("| configuration | device model | cycles | untested | corrupt | corrupt rate (95% upper) | "
                  "8k pages in flight | torn at the cut | cycles with a torn page | "
                  "rate per page in flight (95% upper) | lost commits (cycles) | commits checked | "
                  "cycles/hour | expectation | met |")
         L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-        for c in CONFIGS:
-            s = crash.get(c)
-            if s:
-                rate = f"{s['corrupt']}/{s['tested']} ({fmt(100 * s['rate_upper95'], 1)}%)" \
-                    if s["tested"] else "n/a"
-                prate = f"{s['page_rate_upper95']:.2g}" if s["page_rate_upper95"] is not None else "n/a"
-                L.append(f"| {c} | {', '.join(s['models'])} | {s['cycles']} | {s['untested']} | "
-                         f"{s['corrupt']} | {rate} | "
-                         f"{s['pages_in_flight']} | {s['pages_torn']} | {s['torn_cycles']} | "
-                         f"{prate} | {s['lost']} | {s['commits_seen']} | "
-                         f"{fmt(s['cycles_per_hour'], 0)} | {EXPECT[c]} | "
-                         f"{'yes' if s['meets_expectation'] else '**NO**'} |")
+        for c, m, s in crash_groups(crash):
+            rate = f"{s['corrupt']}/{s['tested']} ({fmt(100 * s['rate_upper95'], 1)}%)" \
+                if s["tested"] else "n/a"
+            prate = f"{s['page_rate_upper95']:.2g}" if s["page_rate_upper95"] is not None else "n/a"
+            L.append(f"| {c} | {m} | {s['cycles']} | {s['untested']} | "
+                     f"{s['corrupt']} | {rate} | "
+                     f"{s['pages_in_flight']} | {s['pages_torn']} | {s['torn_cycles']} | "
+                     f"{prate} | {s['lost']} | {s['commits_seen']} | "
+                     f"{fmt(s['cycles_per_hour'], 0)} | {EXPECT[c]} | "
+                     f"{'yes' if s['meets_expectation'] else '**NO**'} |")
         L.append("")
         L.append(f"![crash.png]({rel}/crash.png)\n")
     L.append("## What it means\n")
@@ -455,12 +465,11 @@ def meaning(bench, ratios, crash, workloads):
                          f"transaction against {fmt(u['data_dev_bytes_per_txn']['median'])} for unsafe "
                          "(same settings on 4k blocks): the price of 16k blocks, whose writeback "
                          "writes a whole 16k block for each dirty 8k page.")
-    for c in CONFIGS:
-        s = crash.get(c)
-        if not s:
-            continue
+    models = {m for (_, m) in crash}
+    for c, m, s in crash_groups(crash):
+        name = f"{c} ({m})" if len(models) > 1 else c
         if CONFIG_TABLE[c]["role"] == "protected":
-            L.append(f"- {c}: {s['corrupt']} corrupt cycles and {s['lost']} with lost commits out of "
+            L.append(f"- {name}: {s['corrupt']} corrupt cycles and {s['lost']} with lost commits out of "
                      f"{s['tested']} tested (95% upper bound on the corruption rate per cycle "
                      f"{fmt(100 * (s['rate_upper95'] or 1), 1)}%), with {s['pages_in_flight']} pages in "
                      f"flight and {s['pages_torn']} torn at the cuts"
@@ -472,7 +481,7 @@ def meaning(bench, ratios, crash, workloads):
             why = ("without full-page writes on 4k blocks, torn pages are found" if c == "unsafe"
                    else "16k blocks on a device that only keeps 4k units whole tear pages too: "
                    "LBS alone is not enough")
-            L.append(f"- {c}: {s['corrupt']} of {s['tested']} tested cycles corrupt"
+            L.append(f"- {name}: {s['corrupt']} of {s['tested']} tested cycles corrupt"
                      + (f" — the loop bites: {why}." if
                         s['meets_expectation'] else
                         " — the control never showed corruption: this run does not prove the claim."))

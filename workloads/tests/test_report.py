@@ -23,13 +23,14 @@ COLUMNS = ("kernel,commit,config,xfs_bs,pawu,atomic_unit,full_page_writes,synchr
            "commits_seen,commits_lost,seconds,verdict").split(",")
 
 
-def row(config, cycle, verdict, pages=100, torn=0):
+def row(config, cycle, verdict, pages=100, torn=0, dma=0):
     r = {c: "0" for c in COLUMNS}
     r.update(kernel="6.12.118", commit="abc", config=config, xfs_bs="4096", pawu="4096",
              atomic_unit="0", full_page_writes="off", synchronous_commit="on", cycle=str(cycle),
              seed=str(1000 + cycle), cut_mode="fsync", cut_fraction="0.5", mount="ok",
              recovery="ok", redo="yes", xfs_repair="clean", commits_seen="500",
-             pages_in_flight=str(pages), pages_torn=str(torn), seconds="60", verdict=verdict)
+             pages_in_flight=str(pages), pages_torn=str(torn), seconds="60", verdict=verdict,
+             dma_delay_us=str(dma))
     return r
 
 
@@ -57,7 +58,10 @@ def main():
     check(report.binom_upper(0, 0) is None, "0/0 has a bound")
 
     with tempfile.TemporaryDirectory() as d:
-        write(d, "lbs-atomic", [row("lbs-atomic", i, "clean") for i in range(1, 61)])
+        # 60 clean cycles with DMA capture, 2 corrupt ones copied at submission:
+        # two rows, never pooled into 2 of 62.
+        write(d, "lbs-atomic", [row("lbs-atomic", i, "clean", dma=100) for i in range(1, 61)] +
+              [row("lbs-atomic", i, "corrupt") for i in range(61, 63)])
         write(d, "baseline", [row("baseline", 1, "clean"), row("baseline", 2, "untested")])
         write(d, "unsafe", [row("unsafe", i, "corrupt", torn=5) for i in range(1, 28)] +
               [row("unsafe", i, "clean") for i in range(28, 31)])
@@ -84,12 +88,23 @@ def main():
                                     "mem_mb": 3072, "repo_commit": "abc"}) + "\n")
         subprocess.run([sys.executable, script, d, md], check=True, env=env)
         with open(os.path.join(d, "crash.json")) as f:
-            s = json.load(f)["summary"]
+            groups = json.load(f)["summary"]
+        copied = [g for g in groups if g["config"] == "lbs-atomic"
+                  and g["device_model"] == "copy at submission"]
+        s = {g["config"]: g for g in groups if g not in copied}
         text = open(md).read()
     check(s["lbs-atomic"]["meets_expectation"], "60 clean cycles do not meet the protected rule")
     check(abs(s["lbs-atomic"]["rate_upper95"] - 0.0487) < 1e-3, "lbs-atomic bound wrong")
     check(abs(s["lbs-atomic"]["page_rate_upper95"] - report.binom_upper(0, 6000)) < 1e-9,
           "per-page bound does not use the pages in flight")
+    check(s["lbs-atomic"]["device_model"] == "DMA capture 100 us/page",
+          "the DMA rows are not named by their model")
+    check(len(copied) == 1 and copied[0]["corrupt"] == 2 and copied[0]["cycles"] == 2
+          and not copied[0]["meets_expectation"],
+          "rows copied at submission were pooled with the DMA rows")
+    check("| lbs-atomic | DMA capture 100 us/page | 60 |" in text
+          and "| lbs-atomic | copy at submission | 2 |" in text,
+          "REPORT.md does not give each device model its own row")
     check(not s["baseline"]["meets_expectation"], "an untested cycle passed a protected config")
     check(s["unsafe"]["meets_expectation"], "27 of 30 corrupt does not meet the 90% control rule")
     check(not s["lbs-only"]["meets_expectation"], "20 of 30 corrupt met the 90% control rule")
