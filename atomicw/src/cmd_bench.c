@@ -266,7 +266,7 @@ int aw_cmd_bench(const struct aw_opts *o)
 	if (!b.bufs || !b.batch || aw_ring_init(&b.ring, (unsigned int)b.qd + 1))
 		goto out;
 	for (uint64_t i = 0; i < b.qd; i++)
-		aw_stamp_block(b.bufs + i * bs, (uint32_t)bs, i, 1);
+		aw_stamp_block(b.bufs + i * bs, (uint32_t)bs, 1, i, 1);
 	aw_rng_seed(&b.rng, o->seed);
 	for (uint64_t round = 0; round < o->rounds; round++) {
 		for (int k = 0; k < M_NR; k++) {

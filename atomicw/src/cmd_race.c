@@ -52,7 +52,7 @@ static int write_half(struct racer *r, uint64_t b, unsigned int h)
 	ssize_t n;
 
 	r->gen++;
-	aw_stamp_block(r->buf, (uint32_t)r->half, id, r->gen);
+	aw_stamp_block(r->buf, (uint32_t)r->half, r->j.run_id, id, r->gen);
 	if (aw_journal_add(&r->j, AW_REC_SUBMIT, id, r->gen))
 		return -1;
 	n = pwrite(r->fd, r->buf, r->half, (off_t)off);
@@ -159,7 +159,7 @@ int aw_cmd_race(const struct aw_opts *o)
 	hdr.block_size = (uint32_t)r.half;
 	hdr.nblocks = r.nblocks * 2;
 	hdr.base = o->offset;
-	hdr.run_id = aw_rng_next(&r.rng) ^ r.gen ^ ((uint64_t)getpid() << 32);
+	hdr.run_id = aw_new_run_id(&r.rng, r.gen, o->gen_base != 0);
 	if (aw_journal_create(&r.j, o->journal, &hdr))
 		goto out;
 	ret = run(&r) ? 1 : 0;

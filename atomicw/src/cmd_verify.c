@@ -25,6 +25,8 @@ static void report_block(uint64_t b, enum aw_verdict v, const struct aw_block_cl
 		printf(" (%u bad sectors, first %u)", c->bad_sectors, c->first_bad);
 	else
 		printf(" (gens %" PRIu64 "..%" PRIu64 ")", c->gen_min, c->gen_max);
+	if (c->foreign_sectors)
+		printf(" %u sectors written by another run", c->foreign_sectors);
 	if (e)
 		printf(" durable %" PRIu64 " acked %" PRIu64 " submitted %" PRIu64,
 		       e->durable, e->acked, e->submitted);
@@ -36,7 +38,7 @@ int aw_cmd_verify(const struct aw_opts *o)
 	struct aw_journal_state js = { 0 };
 	struct aw_target t;
 	struct aw_tally tally = { 0 };
-	uint64_t bs, nblocks, base, shown = 0, torn_units = 0;
+	uint64_t bs, nblocks, base, run, shown = 0, torn_units = 0;
 	unsigned char *buf = NULL;
 	int have_journal = o->journal != NULL, ret = 1;
 
@@ -45,6 +47,7 @@ int aw_cmd_verify(const struct aw_opts *o)
 	if (aw_target_open(&t, o->path, O_RDONLY, 0))
 		goto out;
 	bs = have_journal ? js.hdr.block_size : o->block_size;
+	run = have_journal ? js.hdr.run_id : AW_RUN_ANY;
 	base = have_journal ? js.hdr.base : o->offset;
 	nblocks = have_journal ? js.hdr.nblocks : o->blocks;
 	if (!nblocks && t.size > base)
@@ -74,7 +77,8 @@ int aw_cmd_verify(const struct aw_opts *o)
 			goto out;
 		}
 		for (uint64_t i = 0; i < n; i++, b++) {
-			struct aw_block_class c = aw_classify_block(buf + i * bs, (uint32_t)bs, b);
+			struct aw_block_class c = aw_classify_block(buf + i * bs, (uint32_t)bs,
+								    run, b);
 			const struct aw_expect *e = have_journal ? &js.blocks[b] : NULL;
 			int lost;
 			enum aw_verdict v = aw_judge(&c, e, &lost);
@@ -82,8 +86,8 @@ int aw_cmd_verify(const struct aw_opts *o)
 			tally.n[v]++;
 			tally.lost += (uint64_t)lost;
 			if (o->unit && c.state == AW_BLK_TORN)
-				torn_units += aw_count_torn_units(buf + i * bs, (uint32_t)bs, b,
-								  (uint32_t)o->unit);
+				torn_units += aw_count_torn_units(buf + i * bs, (uint32_t)bs,
+								  run, b, (uint32_t)o->unit);
 			if (v != AW_V_UNWRITTEN && v != AW_V_INTACT_NEW && v != AW_V_INTACT_OLD &&
 			    (o->verbose || shown++ < SHOW_MAX))
 				report_block(b, v, &c, e);

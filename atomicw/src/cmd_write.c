@@ -53,7 +53,7 @@ static int submit_one(struct writer *w)
 	w->busy[b] = 1;
 	w->slot_block[slot] = b;
 	w->slot_gen[slot] = ++w->gen;
-	aw_stamp_block(buf, (uint32_t)w->o->block_size, b, w->gen);
+	aw_stamp_block(buf, (uint32_t)w->o->block_size, w->j.run_id, b, w->gen);
 	if (aw_journal_add(&w->j, AW_REC_SUBMIT, b, w->gen))
 		return -1;
 	w->submitted++;
@@ -184,7 +184,8 @@ static int setup(struct writer *w)
 	for (unsigned int i = 0; i < w->qd; i++)
 		w->free_slots[w->nfree++] = i;
 	/* Generations grow across runs: by default start at the wall clock in
-	 * microseconds; --gen-base makes the bytes written reproducible. */
+	 * microseconds; --gen-base makes the bytes written reproducible (the
+	 * run id in every stamp then follows from the seed and the base). */
 	clock_gettime(CLOCK_REALTIME, &now);
 	w->gen = o->gen_base ? o->gen_base :
 		 (uint64_t)now.tv_sec * 1000000ull + (uint64_t)now.tv_nsec / 1000;
@@ -193,7 +194,7 @@ static int setup(struct writer *w)
 	hdr.nblocks = w->nblocks;
 	hdr.base = o->offset;
 	hdr.atomic = (uint32_t)o->atomic;
-	hdr.run_id = aw_rng_next(&w->rng) ^ w->gen ^ ((uint64_t)getpid() << 32);
+	hdr.run_id = aw_new_run_id(&w->rng, w->gen, o->gen_base != 0);
 	if (aw_journal_create(&w->j, o->journal, &hdr))
 		return 1;
 	if (aw_ring_init(&w->ring, (unsigned int)w->qd + 1)) {

@@ -6,6 +6,7 @@
 struct aw_sector_hdr {
 	uint32_t magic;
 	uint32_t csum; /* crc32c of the sector with this field zero */
+	uint64_t run;
 	uint64_t block;
 	uint64_t gen;
 	uint32_t sector;
@@ -58,17 +59,19 @@ static uint32_t sector_csum(const unsigned char *sec)
 	return aw_crc32c(0, tmp, AW_SECTOR);
 }
 
-static void stamp_sector(unsigned char *sec, uint32_t block_size,
+static void stamp_sector(unsigned char *sec, uint32_t block_size, uint64_t run,
 			 uint64_t block, uint64_t gen, uint32_t sector)
 {
 	struct aw_sector_hdr h = {
 		.magic = AW_STAMP_MAGIC,
+		.run = run,
 		.block = block,
 		.gen = gen,
 		.sector = sector,
 		.block_size = block_size,
 	};
-	uint64_t seed = block * 0x100000001b3ull ^ gen * 0xc2b2ae3d27d4eb4full ^ sector;
+	uint64_t seed = block * 0x100000001b3ull ^ gen * 0xc2b2ae3d27d4eb4full ^ sector ^
+			run * 0x9e3779b97f4a7c15ull;
 
 	for (size_t off = sizeof(h); off < AW_SECTOR; off += 8) {
 		uint64_t v = splitmix64(&seed);
@@ -80,11 +83,12 @@ static void stamp_sector(unsigned char *sec, uint32_t block_size,
 	memcpy(sec, &h, sizeof(h));
 }
 
-void aw_stamp_block(void *buf, uint32_t block_size, uint64_t block, uint64_t gen)
+void aw_stamp_block(void *buf, uint32_t block_size, uint64_t run, uint64_t block,
+		    uint64_t gen)
 {
 	for (uint32_t s = 0; s < block_size / AW_SECTOR; s++)
 		stamp_sector((unsigned char *)buf + (size_t)s * AW_SECTOR,
-			     block_size, block, gen, s);
+			     block_size, run, block, gen, s);
 }
 
 static int all_zero(const unsigned char *p, size_t len)
@@ -95,7 +99,7 @@ static int all_zero(const unsigned char *p, size_t len)
 	return 1;
 }
 
-enum aw_sector_state aw_check_sector(const void *sec, uint64_t block,
+enum aw_sector_state aw_check_sector(const void *sec, uint64_t run, uint64_t block,
 				     uint32_t sector, uint32_t block_size,
 				     uint64_t *gen)
 {
@@ -106,14 +110,17 @@ enum aw_sector_state aw_check_sector(const void *sec, uint64_t block,
 		return AW_SEC_ZERO;
 	memcpy(&h, sec, sizeof(h));
 	if (h.magic != AW_STAMP_MAGIC || h.block != block || h.sector != sector ||
-	    h.block_size != block_size || h.gen == 0 || h.csum != sector_csum(sec))
+	    h.block_size != block_size || h.gen == 0 || h.run == AW_RUN_ANY ||
+	    h.csum != sector_csum(sec))
 		return AW_SEC_BAD;
+	if (run != AW_RUN_ANY && h.run != run)
+		return AW_SEC_FOREIGN;
 	*gen = h.gen;
 	return AW_SEC_VALID;
 }
 
 struct aw_block_class aw_classify_block(const void *buf, uint32_t block_size,
-					uint64_t block)
+					uint64_t run, uint64_t block)
 {
 	struct aw_block_class c = { .gen_min = UINT64_MAX };
 	uint32_t nsec = block_size / AW_SECTOR, zero = 0;
@@ -122,7 +129,7 @@ struct aw_block_class aw_classify_block(const void *buf, uint32_t block_size,
 		uint64_t gen;
 		enum aw_sector_state st = aw_check_sector(
 			(const unsigned char *)buf + (size_t)s * AW_SECTOR,
-			block, s, block_size, &gen);
+			run, block, s, block_size, &gen);
 
 		if (st == AW_SEC_BAD) {
 			if (!c.bad_sectors)
@@ -130,8 +137,9 @@ struct aw_block_class aw_classify_block(const void *buf, uint32_t block_size,
 			c.bad_sectors++;
 			continue;
 		}
-		if (st == AW_SEC_ZERO)
+		if (st != AW_SEC_VALID)
 			zero++;
+		c.foreign_sectors += st == AW_SEC_FOREIGN;
 		if (gen < c.gen_min)
 			c.gen_min = gen;
 		if (gen > c.gen_max)
@@ -150,8 +158,8 @@ struct aw_block_class aw_classify_block(const void *buf, uint32_t block_size,
 	return c;
 }
 
-uint32_t aw_count_torn_units(const void *buf, uint32_t block_size, uint64_t block,
-			     uint32_t unit)
+uint32_t aw_count_torn_units(const void *buf, uint32_t block_size, uint64_t run,
+			     uint64_t block, uint32_t unit)
 {
 	uint32_t per = unit / AW_SECTOR, nsec = block_size / AW_SECTOR, torn = 0;
 
@@ -160,8 +168,11 @@ uint32_t aw_count_torn_units(const void *buf, uint32_t block_size, uint64_t bloc
 		int seen = 0, mixed = 0;
 
 		for (uint32_t s = u; s < u + per && !mixed; s++) {
-			if (aw_check_sector((const unsigned char *)buf + (size_t)s * AW_SECTOR,
-					    block, s, block_size, &gen) == AW_SEC_BAD)
+			enum aw_sector_state st = aw_check_sector(
+				(const unsigned char *)buf + (size_t)s * AW_SECTOR,
+				run, block, s, block_size, &gen);
+
+			if (st == AW_SEC_BAD)
 				continue;
 			if (!seen)
 				first = gen;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static int parse_scaled(const char *s, uint64_t *out, const char *suffixes,
 			const uint64_t *scales)
@@ -69,6 +70,20 @@ uint64_t aw_rng_next(struct aw_rng *r)
 uint64_t aw_rng_below(struct aw_rng *r, uint64_t n)
 {
 	return n ? aw_rng_next(r) % n : 0;
+}
+
+uint64_t aw_new_run_id(struct aw_rng *r, uint64_t gen, int reproducible)
+{
+	uint64_t id = aw_rng_next(r) ^ gen * 0xd6e8feb86659fd93ull;
+
+	if (!reproducible) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		id ^= (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^
+		      (uint64_t)getpid() << 32 ^ (uint64_t)ts.tv_sec;
+	}
+	return id ? id : 1;
 }
 
 uint64_t aw_now_ns(void)

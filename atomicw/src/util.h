@@ -32,6 +32,13 @@ void aw_rng_seed(struct aw_rng *r, uint64_t seed);
 uint64_t aw_rng_next(struct aw_rng *r);
 uint64_t aw_rng_below(struct aw_rng *r, uint64_t n);
 
+/*
+ * A run's identity, never 0 (AW_RUN_ANY).  reproducible: a function of the
+ * rng's state and gen only (the same --seed and --gen-base write the same
+ * bytes); otherwise the time and the process id are mixed in as well.
+ */
+uint64_t aw_new_run_id(struct aw_rng *r, uint64_t gen, int reproducible);
+
 uint64_t aw_now_ns(void);
 
 /* Page-aligned zeroed buffer for O_DIRECT; prints an error and returns NULL. */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "stats.h"
 #include "tap.h"
@@ -50,6 +51,21 @@ int main(void)
 		CHECK(aw_rng_next(&r1) == aw_rng_next(&r2));
 	for (int i = 0; i < 1000; i++)
 		CHECK(aw_rng_below(&r1, 7) < 7);
+
+	/* Run ids: reproducible from seed and generation when asked, never 0,
+	 * and different for two runs that start alike otherwise. */
+	aw_rng_seed(&r1, 7);
+	aw_rng_seed(&r2, 7);
+	CHECK(aw_new_run_id(&r1, 1000, 1) == aw_new_run_id(&r2, 1000, 1));
+	aw_rng_seed(&r1, 7);
+	aw_rng_seed(&r2, 7);
+	{
+		uint64_t x = aw_new_run_id(&r1, 1000, 0);
+		struct timespec pause = { 0, 1000 };
+
+		nanosleep(&pause, NULL);
+		CHECK(x != aw_new_run_id(&r2, 1000, 0) && x != 0);
+	}
 
 	CHECK(aw_samples_pct(&s, 50) == 0);
 	for (uint64_t i = 1000; i >= 1; i--)
