@@ -19,6 +19,7 @@ static const struct {
 	{ "bench", AW_CMD_BENCH },
 	{ "probe", AW_CMD_PROBE },
 	{ "race", AW_CMD_RACE },
+	{ "advise", AW_CMD_ADVISE },
 };
 
 static int errf(char *err, size_t len, const char *fmt, ...)
@@ -37,7 +38,7 @@ enum {
 	OPT_SEED = 's', OPT_ATOMIC = 'a', OPT_VERBOSE = 'v', OPT_HELP = 'h',
 	OPT_CREATE = 256, OPT_CSV, OPT_JSON, OPT_MODES, OPT_ROUNDS, OPT_GEN_BASE,
 	OPT_IOVECS, OPT_BUFFERED, OPT_URING, OPT_UNIT, OPT_RACE_US, OPT_APPEND,
-	OPT_FAULT_TAIL, OPT_RIVAL,
+	OPT_FAULT_TAIL, OPT_RIVAL, OPT_PAGE_SIZE, OPT_INNODB, OPT_DIRECT,
 };
 
 #define C_W (1u << AW_CMD_WRITE)
@@ -45,7 +46,8 @@ enum {
 #define C_B (1u << AW_CMD_BENCH)
 #define C_P (1u << AW_CMD_PROBE)
 #define C_R (1u << AW_CMD_RACE)
-#define C_ALL (1u << AW_CMD_INFO | C_W | C_V | C_B | C_P | C_R)
+#define C_A (1u << AW_CMD_ADVISE)
+#define C_ALL (1u << AW_CMD_INFO | C_W | C_V | C_B | C_P | C_R | C_A)
 
 static const struct option longopts[] = {
 	{ "journal", required_argument, NULL, OPT_JOURNAL },
@@ -74,6 +76,9 @@ static const struct option longopts[] = {
 	{ "append", no_argument, NULL, OPT_APPEND },
 	{ "fault-tail", no_argument, NULL, OPT_FAULT_TAIL },
 	{ "rival", no_argument, NULL, OPT_RIVAL },
+	{ "page-size", required_argument, NULL, OPT_PAGE_SIZE },
+	{ "innodb", no_argument, NULL, OPT_INNODB },
+	{ "direct", no_argument, NULL, OPT_DIRECT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -83,9 +88,10 @@ static const unsigned int opt_cmds[] = {
 	C_W | C_V | C_B | C_P | C_R,
 	C_W | C_B, C_W | C_B | C_P | C_R, C_W | C_B | C_R, C_W | C_R, C_W | C_B | C_P | C_R, C_W,
 	C_W | C_V, C_ALL,
-	C_W | C_B | C_P, C_B, C_B, C_B, C_B, C_W | C_R,
+	C_W | C_B | C_P, C_B, C_B | C_A, C_B, C_B, C_W | C_R,
 	C_P, C_P, C_P, C_V, C_R,
 	C_P, C_P, C_P,
+	C_A, C_A, C_A,
 };
 
 _Static_assert(sizeof(opt_cmds) / sizeof(opt_cmds[0]) ==
@@ -118,6 +124,16 @@ static int validate(struct aw_opts *o, char *err, size_t len)
 		return errf(err, len, "missing PATH (a file or block device)");
 	if (o->cmd == AW_CMD_INFO)
 		return 0;
+	if (o->cmd == AW_CMD_ADVISE) {
+		if (o->page_size && (!aw_is_pow2(o->page_size) || o->page_size < AW_SECTOR ||
+				     o->page_size > 65536))
+			return errf(err, len, "--page-size %llu must be a power of two from 512 to 64k",
+				    (unsigned long long)o->page_size);
+		if (o->direct && !o->innodb)
+			return errf(err, len, "--direct goes with --innodb (PostgreSQL writes "
+				    "through the page cache)");
+		return 0;
+	}
 	if (o->cmd == AW_CMD_PROBE) {
 		/* Any length: probing what the kernel refuses is the point. */
 		if (!o->block_size || o->block_size > (1u << 20))
@@ -201,7 +217,7 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 	o->iovecs = 1;
 	o->modes = "plain,atomic,doublewrite";
 	if (argc < 2)
-		return errf(err, len, "missing command (info, write, verify, bench, probe or race)");
+		return errf(err, len, "missing command (info, write, verify, bench, probe, race or advise)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		o->help = 1;
 		return 0;
@@ -210,7 +226,7 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 		if (!strcmp(argv[1], cmds[i].name))
 			o->cmd = cmds[i].cmd;
 	if (o->cmd == AW_CMD_NONE)
-		return errf(err, len, "unknown command '%s' (info, write, verify, bench, probe or race)",
+		return errf(err, len, "unknown command '%s' (info, write, verify, bench, probe, race or advise)",
 			    argv[1]);
 
 	optind = 1;
@@ -239,6 +255,12 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 		case OPT_APPEND: o->append = 1; break;
 		case OPT_FAULT_TAIL: o->fault_tail = 1; break;
 		case OPT_RIVAL: o->rival = 1; break;
+		case OPT_INNODB: o->innodb = 1; break;
+		case OPT_DIRECT: o->direct = 1; break;
+		case OPT_PAGE_SIZE:
+			if (num(optarg, name, &o->page_size, 1, err, len))
+				return -1;
+			break;
 		case OPT_IOVECS: if (num(optarg, name, &o->iovecs, 0, err, len)) return -1; break;
 		case OPT_UNIT: if (num(optarg, name, &o->unit, 1, err, len)) return -1; break;
 		case OPT_RACE_US: if (num(optarg, name, &o->race_us, 0, err, len)) return -1; break;

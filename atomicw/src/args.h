@@ -17,7 +17,7 @@
 
 enum aw_cmd {
 	AW_CMD_NONE, AW_CMD_INFO, AW_CMD_WRITE, AW_CMD_VERIFY, AW_CMD_BENCH, AW_CMD_PROBE,
-	AW_CMD_RACE
+	AW_CMD_RACE, AW_CMD_ADVISE
 };
 
 struct aw_opts {
@@ -41,6 +41,9 @@ struct aw_opts {
 	uint64_t iovecs;   /* probe: split the buffer into this many iovecs */
 	uint64_t unit;	   /* verify: also count torn pieces of this size */
 	uint64_t race_us;  /* race: longest pause between the two halves */
+	uint64_t page_size; /* advise: the database page size (0: find out) */
+	int innodb;	   /* advise: an InnoDB data directory */
+	int direct;	   /* advise: InnoDB writes with O_DIRECT */
 	int buffered;	   /* probe: no O_DIRECT */
 	int uring;	   /* probe: io_uring instead of pwritev2 */
 	int append;	   /* probe: open with O_APPEND */

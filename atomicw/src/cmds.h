@@ -11,5 +11,6 @@ int aw_cmd_verify(const struct aw_opts *o);
 int aw_cmd_bench(const struct aw_opts *o);
 int aw_cmd_probe(const struct aw_opts *o);
 int aw_cmd_race(const struct aw_opts *o);
+int aw_cmd_advise(const struct aw_opts *o);
 
 #endif

@@ -31,6 +31,8 @@ int main(int argc, char **argv)
 		return aw_cmd_probe(&o);
 	case AW_CMD_RACE:
 		return aw_cmd_race(&o);
+	case AW_CMD_ADVISE:
+		return aw_cmd_advise(&o);
 	case AW_CMD_NONE:
 		break;
 	}

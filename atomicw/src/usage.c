@@ -16,6 +16,7 @@ static const char overview[] =
 "  bench PATH    IOPS and latency: plain O_DIRECT, RWF_ATOMIC, doublewrite\n"
 "  probe PATH    one RWF_ATOMIC write, reporting exactly what the kernel said\n"
 "  race FILE     buffered half-block writes racing their block's writeback\n"
+"  advise DIR    may this database directory turn off torn-page protection?\n"
 "\n"
 "Sizes take k, m, g suffixes (powers of 1024).  'atomicw COMMAND --help'\n"
 "describes each command.\n";
@@ -157,13 +158,35 @@ static const char race_help[] =
 "\n"
 "exit: 0 done; 1 bad usage or an I/O error.\n";
 
+static const char advise_help[] =
+"usage: atomicw advise DIR [--page-size P] [--innodb [--direct]] [--json FILE|-]\n"
+"\n"
+"Says whether the database in DIR (a PostgreSQL data directory, or with\n"
+"--innodb an InnoDB one) may turn off its torn-page protection\n"
+"(full_page_writes, innodb_doublewrite): SAFE, UNSAFE or UNKNOWN, with one\n"
+"line per check: the filesystem and its block size against the page size,\n"
+"statx's atomic write limits of a file in DIR, the block device stack in\n"
+"sysfs (atomic write unit of each layer, partition offsets, md and dm\n"
+"layers, chunks, atomic boundaries, loop devices, the write cache), and,\n"
+"for a database that writes through the page cache, whether the kernel\n"
+"keeps buffered blocks untorn (/sys/fs/xfs/DEV/untorn_buffered_bytes).\n"
+"It reads only; nothing is written to the device.\n"
+"\n"
+"      --page-size P     the database page size (default: pg_controldata's\n"
+"                        'Database block size'; 16k with --innodb)\n"
+"      --innodb          an InnoDB data directory (innodb_doublewrite)\n"
+"      --direct          InnoDB writes with O_DIRECT (innodb_flush_method)\n"
+"      --json FILE       also write the result as JSON ('-': JSON only, on stdout)\n"
+"\n"
+"exit: 0 SAFE; 1 bad usage or DIR cannot be examined; 2 UNSAFE; 3 UNKNOWN.\n";
+
 void aw_usage(enum aw_cmd cmd)
 {
 	static const char *const text[] = {
 		[AW_CMD_NONE] = overview,  [AW_CMD_INFO] = info_help,
 		[AW_CMD_WRITE] = write_help, [AW_CMD_VERIFY] = verify_help,
 		[AW_CMD_BENCH] = bench_help, [AW_CMD_PROBE] = probe_help,
-		[AW_CMD_RACE] = race_help,
+		[AW_CMD_RACE] = race_help, [AW_CMD_ADVISE] = advise_help,
 	};
 
 	fputs(text[cmd], stdout);

@@ -102,5 +102,17 @@ int main(void)
 	CHECK(PARSE("probe", "f", "-b", "16k", "--rival", "--buffered") == -1 && said("direct"));
 	CHECK(PARSE("write", "x", "-b", "16k", "-j", "j", "--uring") == -1 &&
 	      said("does not take --uring"));
+	/* advise */
+	CHECK(PARSE("advise", "/db", "--innodb", "--direct", "--page-size", "16k", "--json", "-") == 0 &&
+	      o.cmd == AW_CMD_ADVISE && o.innodb && o.direct && o.page_size == 16384 &&
+	      !strcmp(o.json, "-"));
+	CHECK(PARSE("advise") == -1 && said("missing PATH"));
+	CHECK(PARSE("advise", "/db", "--page-size", "3000") == -1 && said("power of two"));
+	CHECK(PARSE("advise", "/db", "--page-size", "128k") == -1 && said("64k"));
+	CHECK(PARSE("advise", "/db", "--direct") == -1 && said("--innodb"));
+	CHECK(PARSE("advise", "/db", "-b", "16k") == -1 && said("does not take --block-size"));
+	CHECK(PARSE("write", "x", "-b", "4k", "-j", "j", "--innodb") == -1 &&
+	      said("does not take --innodb"));
+
 	return tap_done("test_args");
 }

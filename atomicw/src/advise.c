@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT
+#include "advise.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static void add(struct aw_advice *a, const char *id, enum aw_result r, const char *why,
+		const char *fmt, ...)
+{
+	struct aw_check *c;
+	va_list ap;
+
+	if (a->n >= AW_CHECKS_MAX)
+		return;
+	c = &a->c[a->n++];
+	c->id = id;
+	c->res = r;
+	snprintf(c->why, sizeof(c->why), "%s", why);
+	va_start(ap, fmt);
+	vsnprintf(c->found, sizeof(c->found), fmt, ap);
+	va_end(ap);
+}
+
+void aw_fs_from_statx(struct aw_fs_facts *fs, const struct aw_statx *stx)
+{
+	fs->statx_atomic = (stx->mask & AW_STATX_WRITE_ATOMIC) &&
+			   (stx->attributes & AW_STATX_ATTR_WRITE_ATOMIC) &&
+			   stx->atomic_write_unit_max;
+	fs->stx_awu_min = fs->statx_atomic ? stx->atomic_write_unit_min : 0;
+	fs->stx_awu_max = fs->statx_atomic ? stx->atomic_write_unit_max : 0;
+}
+
+static int in_unit_range(uint64_t v, uint64_t min, uint64_t max)
+{
+	return min && v >= min && v <= max;
+}
+
+/* Why the device the filesystem is on keeps no block whole: which layer. */
+static void device_cause(const struct aw_stack *s, uint64_t bs, char *buf, size_t len)
+{
+	for (int i = 0; i < s->n; i++) {
+		const struct aw_layer *l = &s->l[i];
+
+		if (l->kind == AW_LAYER_PART || l->kind == AW_LAYER_DISK ||
+		    in_unit_range(bs, l->awu_min, l->awu_max))
+			continue;
+		for (int j = i + 1; j < s->n && s->l[j].depth > l->depth; j++) {
+			if (in_unit_range(bs, s->l[j].awu_min, s->l[j].awu_max)) {
+				snprintf(buf, len, "%s (%s%s%s) keeps no %" PRIu64 "-byte write whole "
+					 "although %s below it does: the layer does not pass the "
+					 "atomic write limits up", l->name, aw_layer_kind_name(l->kind),
+					 l->detail[0] ? ", " : "", l->detail, bs, s->l[j].name);
+				return;
+			}
+		}
+	}
+	for (int i = s->n - 1; i >= 0; i--) {
+		const struct aw_layer *l = &s->l[i];
+
+		if (l->kind != AW_LAYER_DISK)
+			continue;
+		if (!l->awu_max)
+			snprintf(buf, len, "%s reports no atomic writes (atomic_write_unit_max_bytes "
+				 "0): the device, or its driver, promises no write larger than a "
+				 "%" PRIu64 "-byte sector to be whole", l->name, l->lbs);
+		else
+			snprintf(buf, len, "%s keeps %" PRIu64 "..%" PRIu64 " bytes whole, not a "
+				 "%" PRIu64 "-byte block", l->name, l->awu_min, l->awu_max, bs);
+		return;
+	}
+	snprintf(buf, len, "%s keeps %" PRIu64 "..%" PRIu64 " bytes whole, not a %" PRIu64
+		 "-byte block", s->l[0].name, s->l[0].awu_min, s->l[0].awu_max, bs);
+}
+
+static void check_device(const struct aw_advise_in *in, struct aw_advice *a)
+{
+	const struct aw_stack *s = &in->stack;
+	const struct aw_layer *top = &s->l[0];
+	uint64_t bs = in->fs.fs_block;
+	char cause[300];
+
+	if (!s->n) {
+		add(a, "device-atomic", AW_UNKNOWN, "the device decides what a power cut keeps",
+		    "no block device under the filesystem");
+		return;
+	}
+	if (!top->has_atomic) {
+		add(a, "device-atomic", AW_FAIL,
+		    "without it no write larger than a sector is promised whole",
+		    "%s: the kernel has no atomic write limits in sysfs (Linux before 6.11)",
+		    top->name);
+		return;
+	}
+	if (in_unit_range(bs, top->awu_min, top->awu_max)) {
+		add(a, "device-atomic", AW_PASS,
+		    "a power cut keeps a block all old or all new on the device",
+		    "%s keeps writes of %" PRIu64 "..%" PRIu64 " bytes whole, the %" PRIu64
+		    "-byte block included", top->name, top->awu_min, top->awu_max, bs);
+		return;
+	}
+	device_cause(s, bs, cause, sizeof(cause));
+	add(a, "device-atomic", AW_FAIL,
+	    "a power cut can then keep part of a block: a torn page", "%s", cause);
+}
+
+static void check_layers(const struct aw_advise_in *in, struct aw_advice *a)
+{
+	uint64_t bs = in->fs.fs_block;
+
+	for (int i = 0; i < in->stack.n; i++) {
+		const struct aw_layer *l = &in->stack.l[i];
+
+		if (l->kind == AW_LAYER_PART) {
+			uint64_t align = bs > l->aw_boundary ? bs : l->aw_boundary;
+
+			if (align && l->part_start % align)
+				add(a, "partition-offset", AW_FAIL,
+				    "every block then straddles two of the device's atomic units",
+				    "%s starts at byte %" PRIu64 ", not a multiple of %" PRIu64,
+				    l->name, l->part_start, align);
+			else
+				add(a, "partition-offset", AW_PASS,
+				    "blocks line up with the device's atomic units",
+				    "%s starts at byte %" PRIu64 ", a multiple of %" PRIu64, l->name,
+				    l->part_start, align);
+		}
+		if (l->chunk && bs && l->chunk % bs)
+			add(a, "chunk", AW_FAIL,
+			    "a block across a chunk boundary is split into two writes (or two "
+			    "devices)", "%s (%s) splits I/O every %" PRIu64 " bytes, not a multiple "
+			    "of the %" PRIu64 "-byte block", l->name, aw_layer_kind_name(l->kind),
+			    l->chunk, bs);
+		if (l->aw_boundary && bs && l->aw_boundary % bs)
+			add(a, "atomic-boundary", AW_FAIL,
+			    "a write across the boundary is not atomic",
+			    "%s: atomic write boundary %" PRIu64 " bytes, not a multiple of the "
+			    "%" PRIu64 "-byte block", l->name, l->aw_boundary, bs);
+		if (l->kind == AW_LAYER_LOOP)
+			add(a, "loop", AW_NOTE,
+			    "what survives a power cut is decided by the backing file's filesystem",
+			    "%s is a loop device (%s)", l->name, l->detail);
+	}
+}
+
+static void check_buffered(const struct aw_advise_in *in, struct aw_advice *a)
+{
+	const struct aw_fs_facts *fs = &in->fs;
+	const char *why = "a database that writes through the page cache needs the kernel to "
+			  "keep a block from changing while the device reads it and to write it "
+			  "back whole; kernels without this project's buffered patches do neither";
+
+	if (!in->buffered) {
+		add(a, "buffered-writeback", AW_NOTE, "the page cache is not involved",
+		    "the database writes its data files with O_DIRECT");
+		return;
+	}
+	if (fs->untorn_buffered < 0)
+		add(a, "buffered-writeback", AW_FAIL, why,
+		    "%s is absent: this kernel does not say it keeps buffered blocks untorn",
+		    fs->fs_sysfs[0] ? fs->fs_sysfs : "untorn_buffered_bytes");
+	else if (!fs->untorn_buffered || (in->page && (uint64_t)fs->untorn_buffered < in->page))
+		add(a, "buffered-writeback", AW_FAIL, why,
+		    "%s is %" PRId64 ": buffered writes here are not kept whole", fs->fs_sysfs,
+		    fs->untorn_buffered);
+	else
+		add(a, "buffered-writeback", AW_PASS, why,
+		    "%s is %" PRId64 ": buffered writes keep each %" PRId64 "-byte block whole",
+		    fs->fs_sysfs, fs->untorn_buffered, fs->untorn_buffered);
+}
+
+void aw_advise(const struct aw_advise_in *in, struct aw_advice *a)
+{
+	const struct aw_fs_facts *fs = &in->fs;
+	const char *knob = in->db == AW_DB_POSTGRES ? "full_page_writes" : "innodb_doublewrite";
+	int fails = 0, unknown = 0;
+
+	memset(a, 0, sizeof(*a));
+	if (!strcmp(fs->fstype, "xfs"))
+		add(a, "filesystem", AW_PASS, "the checks below are the ones XFS needs",
+		    "xfs, %" PRIu64 "-byte blocks", fs->fs_block);
+	else
+		add(a, "filesystem", AW_UNKNOWN, "what keeps a block whole depends on the filesystem",
+		    "%s: this tool only knows how XFS writes blocks", fs->fstype);
+	if (!in->page)
+		add(a, "page-size", AW_UNKNOWN, "the page is what must not tear",
+		    "the database page size is unknown (pass --page-size)");
+	else
+		add(a, "page-size", AW_PASS, "the page is what must not tear",
+		    "%" PRIu64 " bytes (%s)", in->page, in->page_source);
+	if (in->page && fs->fs_block >= in->page && fs->fs_block % in->page == 0)
+		add(a, "block-holds-page", AW_PASS, "a page inside one block is written with it",
+		    "each %" PRIu64 "-byte page lies inside one %" PRIu64 "-byte block", in->page,
+		    fs->fs_block);
+	else if (in->page)
+		add(a, "block-holds-page", AW_FAIL,
+		    "the blocks of one page are separate writes: a power cut can keep one and "
+		    "lose the other", "a %" PRIu64 "-byte page spans %" PRIu64 "-byte blocks",
+		    in->page, fs->fs_block);
+	if (!fs->probe[0])
+		add(a, "statx-atomic", AW_UNKNOWN, "statx answers for regular files only",
+		    "no regular file found to ask statx about");
+	else if (fs->statx_atomic && in_unit_range(fs->fs_block, fs->stx_awu_min, fs->stx_awu_max))
+		add(a, "statx-atomic", AW_PASS,
+		    "the filesystem and the device promise to write a block whole",
+		    "%s: atomic writes of %" PRIu64 "..%" PRIu64 " bytes", fs->probe,
+		    fs->stx_awu_min, fs->stx_awu_max);
+	else
+		add(a, "statx-atomic", AW_FAIL,
+		    "nothing promises to write a block whole",
+		    "%s: statx reports no atomic writes of a %" PRIu64 "-byte block", fs->probe,
+		    fs->fs_block);
+	check_device(in, a);
+	check_layers(in, a);
+	check_buffered(in, a);
+	if (in->stack.n && in->stack.l[0].write_cache == 1)
+		add(a, "write-cache", AW_NOTE,
+		    "durability rests on cache flushes (fsync), which the device must honour",
+		    "%s has a volatile write cache", in->stack.l[0].name);
+	for (int i = 0; i < a->n; i++) {
+		fails += a->c[i].res == AW_FAIL;
+		unknown += a->c[i].res == AW_UNKNOWN;
+	}
+	a->verdict = fails ? AW_UNSAFE : unknown ? AW_UNSURE : AW_SAFE;
+	if (a->verdict == AW_SAFE)
+		snprintf(a->setting, sizeof(a->setting), "%s",
+			 in->db == AW_DB_POSTGRES ?
+			 "set full_page_writes = off in postgresql.conf, then SELECT pg_reload_conf()" :
+			 "set innodb_doublewrite = OFF in my.cnf and restart the server");
+	else
+		snprintf(a->setting, sizeof(a->setting), "keep %s %s%s", knob,
+			 in->db == AW_DB_POSTGRES ? "on" : "ON",
+			 a->verdict == AW_UNSURE ? " until the unknown checks are settled" : "");
+}
+
+const char *aw_result_name(enum aw_result r)
+{
+	switch (r) {
+	case AW_PASS:
+		return "ok";
+	case AW_FAIL:
+		return "FAIL";
+	case AW_UNKNOWN:
+		return "unknown";
+	case AW_NOTE:
+		return "note";
+	}
+	return "?";
+}
+
+const char *aw_verdict_adv_name(enum aw_verdict_adv v)
+{
+	switch (v) {
+	case AW_SAFE:
+		return "SAFE";
+	case AW_UNSAFE:
+		return "UNSAFE";
+	case AW_UNSURE:
+		return "UNKNOWN";
+	}
+	return "?";
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading the facts atomicw advise judges from the running system. */
+#ifndef AW_ADVISE_FACTS_H
+#define AW_ADVISE_FACTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "advise.h"
+
+/*
+ * The filesystem type of the mount of device maj:min whose mount point is
+ * the longest prefix of path, from a /proc/self/mountinfo stream.  Returns
+ * 0, or -1 if no line matches.
+ */
+int aw_mountinfo_fstype(FILE *f, unsigned int maj, unsigned int min, const char *path,
+			char *fstype, size_t len);
+
+/*
+ * Everything about path (a database directory, or a file in one): the
+ * filesystem, statx of a file there, the device stack, the kernel's
+ * untorn-buffered report, the page size (page, or pg_controldata for a
+ * PostgreSQL directory, or the InnoDB default).  Writes nothing anywhere.
+ * Prints an error and returns -1 if path cannot be examined.
+ */
+int aw_advise_gather(const char *path, enum aw_db db, uint64_t page, int direct,
+		     struct aw_advise_in *in);
+
+#endif

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: MIT
+/*
+ * atomicw advise: the sysfs stack walk over trees built here (partition,
+ * dm, md, loop), mountinfo and statx parsing, and the verdict with the
+ * reason it names for each configuration and trap.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "advise.h"
+#include "advise_facts.h"
+#include "blkstack.h"
+#include "tap.h"
+
+static char root[PATH_MAX];
+
+/* mkdir -p ROOT/REL */
+static void mkdirs(const char *rel)
+{
+	char p[2 * PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	for (char *s = p + strlen(root) + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	mkdir(p, 0755);
+}
+
+/* ROOT/REL gets the text fmt... (its directory is made). */
+static void put(const char *rel, const char *fmt, ...)
+{
+	char p[2 * PATH_MAX], dir[PATH_MAX];
+	va_list ap;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s", rel);
+	*strrchr(dir, '/') = '\0';
+	mkdirs(dir);
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	f = fopen(p, "w");
+	if (!f) {
+		perror(p);
+		exit(1);
+	}
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	fclose(f);
+}
+
+/* ROOT/REL -> target (relative symlink). */
+static void link_to(const char *rel, const char *target)
+{
+	char p[2 * PATH_MAX], dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", rel);
+	*strrchr(dir, '/') = '\0';
+	mkdirs(dir);
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	if (symlink(target, p)) {
+		perror(p);
+		exit(1);
+	}
+}
+
+/* A disk's queue directory: logical block, atomic unit range. */
+static void queue(const char *dev, unsigned lbs, unsigned amin, unsigned amax)
+{
+	char rel[PATH_MAX];
+
+#define Q(attr, ...) do { snprintf(rel, sizeof(rel), "%s/queue/" attr, dev); \
+		put(rel, __VA_ARGS__); } while (0)
+	Q("logical_block_size", "%u", lbs);
+	Q("physical_block_size", "%u", lbs);
+	Q("atomic_write_unit_min_bytes", "%u", amin);
+	Q("atomic_write_unit_max_bytes", "%u", amax);
+	Q("atomic_write_boundary_bytes", "0");
+	Q("atomic_write_max_bytes", "%u", amax);
+	Q("chunk_sectors", "0");
+	Q("write_cache", "write back");
+	Q("stable_writes", "0");
+#undef Q
+}
+
+static void build_tree(void)
+{
+	/* 252:0 tb0: 4k sectors, 16k..64k atomic (lbs-atomic). */
+	queue("devices/virtual/block/tb0", 4096, 16384, 65536);
+	link_to("dev/block/252:0", "../../devices/virtual/block/tb0");
+	/* 252:1 tb1: no atomic writes (lbs-only, baseline). */
+	queue("devices/virtual/block/tb1", 4096, 0, 0);
+	link_to("dev/block/252:1", "../../devices/virtual/block/tb1");
+	/* 259:0 nvme0n1 (4k..64k) with p1 at 1 MiB and p2 at 1 MiB + 4k. */
+	queue("devices/pci0/nvme/nvme0n1", 4096, 4096, 65536);
+	put("devices/pci0/nvme/nvme0n1/nvme0n1p1/partition", "1");
+	put("devices/pci0/nvme/nvme0n1/nvme0n1p1/start", "2048");
+	put("devices/pci0/nvme/nvme0n1/nvme0n1p2/partition", "2");
+	put("devices/pci0/nvme/nvme0n1/nvme0n1p2/start", "2056");
+	link_to("dev/block/259:1", "../../devices/pci0/nvme/nvme0n1/nvme0n1p1");
+	link_to("dev/block/259:2", "../../devices/pci0/nvme/nvme0n1/nvme0n1p2");
+	/* 253:0 dm-0 "vg-data" over sda (16k..64k), passing nothing up. */
+	queue("devices/pci0/sda", 4096, 16384, 65536);
+	queue("devices/virtual/block/dm-0", 4096, 0, 0);
+	put("devices/virtual/block/dm-0/dm/name", "vg-data");
+	link_to("devices/virtual/block/dm-0/slaves/sda", "../../../../pci0/sda");
+	link_to("dev/block/253:0", "../../devices/virtual/block/dm-0");
+	/* 9:0 md0, raid0 with 4k chunks over sdb and sdc. */
+	queue("devices/pci0/sdb", 4096, 16384, 65536);
+	queue("devices/pci0/sdc", 4096, 16384, 65536);
+	queue("devices/virtual/block/md0", 4096, 16384, 65536);
+	put("devices/virtual/block/md0/md/level", "raid0");
+	put("devices/virtual/block/md0/md/chunk_size", "4096");
+	link_to("devices/virtual/block/md0/slaves/sdb", "../../../../pci0/sdb");
+	link_to("devices/virtual/block/md0/slaves/sdc", "../../../../pci0/sdc");
+	link_to("dev/block/9:0", "../../devices/virtual/block/md0");
+	/* 7:0 loop0 over a file. */
+	queue("devices/virtual/block/loop0", 512, 0, 0);
+	put("devices/virtual/block/loop0/loop/backing_file", "/srv/db.img");
+	link_to("dev/block/7:0", "../../devices/virtual/block/loop0");
+	/* 8:0 a kernel without the atomic attributes, 8:1 a broken one. */
+	put("devices/old/sdx/queue/logical_block_size", "512");
+	link_to("dev/block/8:0", "../../devices/old/sdx");
+	queue("devices/old/sdy", 512, 0, 0);
+	put("devices/old/sdy/queue/atomic_write_unit_max_bytes", "lots");
+	link_to("dev/block/8:1", "../../devices/old/sdy");
+}
+
+static void test_walk(void)
+{
+	struct aw_stack s;
+	char err[256];
+
+	CHECK(aw_stack_walk(root, 252, 0, &s, err, sizeof(err)) == 0 && s.n == 1);
+	CHECK(!strcmp(s.l[0].name, "tb0") && s.l[0].kind == AW_LAYER_DISK);
+	CHECK(s.l[0].awu_min == 16384 && s.l[0].awu_max == 65536 && s.l[0].has_atomic);
+	CHECK(s.l[0].write_cache == 1 && s.l[0].stable_writes == 0 && s.l[0].lbs == 4096);
+
+	CHECK(aw_stack_walk(root, 259, 2, &s, err, sizeof(err)) == 0 && s.n == 2);
+	CHECK(s.l[0].kind == AW_LAYER_PART && s.l[0].part_start == 2056 * 512);
+	CHECK(s.l[0].awu_max == 65536 && s.l[0].below == 1); /* the disk's limits */
+	CHECK(!strcmp(s.l[1].name, "nvme0n1") && s.l[1].depth == 1);
+
+	CHECK(aw_stack_walk(root, 253, 0, &s, err, sizeof(err)) == 0 && s.n == 2);
+	CHECK(s.l[0].kind == AW_LAYER_DM && strstr(s.l[0].detail, "vg-data"));
+	CHECK(!strcmp(s.l[1].name, "sda") && s.l[1].awu_max == 65536);
+
+	CHECK(aw_stack_walk(root, 9, 0, &s, err, sizeof(err)) == 0 && s.n == 3);
+	CHECK(s.l[0].kind == AW_LAYER_MD && s.l[0].chunk == 4096);
+
+	CHECK(aw_stack_walk(root, 7, 0, &s, err, sizeof(err)) == 0 && s.n == 1);
+	CHECK(s.l[0].kind == AW_LAYER_LOOP && strstr(s.l[0].detail, "/srv/db.img"));
+
+	CHECK(aw_stack_walk(root, 8, 0, &s, err, sizeof(err)) == 0 && !s.l[0].has_atomic);
+	CHECK(aw_stack_walk(root, 8, 1, &s, err, sizeof(err)) == -1 && strstr(err, "lots"));
+	CHECK(aw_stack_walk(root, 1, 99, &s, err, sizeof(err)) == -1 && strstr(err, "1:99"));
+}
+
+static void test_mountinfo(void)
+{
+	static const char mi[] =
+		"22 1 252:0 / / rw,relatime - ext4 /dev/root rw\n"
+		"40 22 252:0 / /var/lib/postgresql rw - xfs /dev/tb0 rw,attr2\n"
+		"41 22 252:0 / /var/lib/postgresqlx rw - btrfs /dev/tb0 rw\n"
+		"42 22 0:5 / /var/lib/postgresql/tmp rw - tmpfs tmpfs rw\n";
+	char t[32];
+	FILE *f = fmemopen((void *)mi, sizeof(mi) - 1, "r");
+
+	CHECK(aw_mountinfo_fstype(f, 252, 0, "/var/lib/postgresql/15/main", t, sizeof(t)) == 0 &&
+	      !strcmp(t, "xfs"));
+	fclose(f);
+	f = fmemopen((void *)mi, sizeof(mi) - 1, "r");
+	CHECK(aw_mountinfo_fstype(f, 252, 0, "/srv", t, sizeof(t)) == 0 && !strcmp(t, "ext4"));
+	fclose(f);
+	f = fmemopen((void *)mi, sizeof(mi) - 1, "r");
+	CHECK(aw_mountinfo_fstype(f, 8, 0, "/srv", t, sizeof(t)) == -1);
+	fclose(f);
+}
+
+static void test_statx(void)
+{
+	struct aw_fs_facts fs = { 0 };
+	struct aw_statx stx = { 0 };
+
+	stx.atomic_write_unit_min = stx.atomic_write_unit_max = 16384;
+	aw_fs_from_statx(&fs, &stx); /* the mask does not say the fields are valid */
+	CHECK(!fs.statx_atomic && !fs.stx_awu_max);
+	stx.mask = AW_STATX_WRITE_ATOMIC;
+	aw_fs_from_statx(&fs, &stx); /* valid, but the attribute is not set */
+	CHECK(!fs.statx_atomic);
+	stx.attributes = AW_STATX_ATTR_WRITE_ATOMIC;
+	aw_fs_from_statx(&fs, &stx);
+	CHECK(fs.statx_atomic && fs.stx_awu_min == 16384 && fs.stx_awu_max == 16384);
+}
+
+/* The verdict for a filesystem of bs-byte blocks on device maj:min. */
+static enum aw_verdict_adv judge(unsigned maj, unsigned min, uint64_t bs, uint64_t page,
+				 int statx_atomic, int64_t untorn, int buffered,
+				 struct aw_advice *a)
+{
+	struct aw_advise_in in = { .db = AW_DB_POSTGRES, .page = page, .buffered = buffered };
+	char err[256];
+
+	snprintf(in.page_source, sizeof(in.page_source), "test");
+	snprintf(in.fs.fstype, sizeof(in.fs.fstype), "xfs");
+	snprintf(in.fs.probe, sizeof(in.fs.probe), "/db/global/pg_control");
+	snprintf(in.fs.fs_sysfs, sizeof(in.fs.fs_sysfs), "/sys/fs/xfs/x/untorn_buffered_bytes");
+	in.fs.fs_block = bs;
+	in.fs.statx_atomic = statx_atomic;
+	in.fs.stx_awu_min = in.fs.stx_awu_max = statx_atomic ? bs : 0;
+	in.fs.untorn_buffered = untorn;
+	if (aw_stack_walk(root, maj, min, &in.stack, err, sizeof(err)))
+		fprintf(stderr, "walk %u:%u: %s\n", maj, min, err);
+	aw_advise(&in, a);
+	return a->verdict;
+}
+
+/* The result of check id, with its text containing want (NULL: any). */
+static int has(const struct aw_advice *a, const char *id, enum aw_result r, const char *want)
+{
+	for (int i = 0; i < a->n; i++)
+		if (!strcmp(a->c[i].id, id) && a->c[i].res == r &&
+		    (!want || strstr(a->c[i].found, want)))
+			return 1;
+	return 0;
+}
+
+static void test_verdicts(void)
+{
+	struct aw_advice a;
+
+	/* lbs-atomic on a kernel with the buffered fix. */
+	CHECK(judge(252, 0, 16384, 8192, 1, 16384, 1, &a) == AW_SAFE);
+	CHECK(strstr(a.setting, "full_page_writes = off"));
+	/* The same without the buffered fix: PostgreSQL is not safe ... */
+	CHECK(judge(252, 0, 16384, 8192, 1, -1, 1, &a) == AW_UNSAFE);
+	CHECK(has(&a, "buffered-writeback", AW_FAIL, "absent"));
+	/* ... InnoDB with O_DIRECT is. */
+	CHECK(judge(252, 0, 16384, 16384, 1, -1, 0, &a) == AW_SAFE);
+	CHECK(has(&a, "buffered-writeback", AW_NOTE, "O_DIRECT"));
+	/* lbs-only: 16k blocks, no atomic unit on the device. */
+	CHECK(judge(252, 1, 16384, 8192, 0, 0, 1, &a) == AW_UNSAFE);
+	CHECK(has(&a, "device-atomic", AW_FAIL, "tb1 reports no atomic writes"));
+	CHECK(has(&a, "statx-atomic", AW_FAIL, NULL));
+	CHECK(strstr(a.setting, "keep full_page_writes on"));
+	/* Baseline: 4k blocks under 8k pages. */
+	CHECK(judge(252, 1, 4096, 8192, 0, 0, 1, &a) == AW_UNSAFE);
+	CHECK(has(&a, "block-holds-page", AW_FAIL, "8192-byte page spans 4096-byte blocks"));
+	/* XFS 4k on an atomic device: blocks fine for the device, pages span two. */
+	CHECK(judge(252, 0, 4096, 8192, 0, 0, 1, &a) == AW_UNSAFE);
+	CHECK(has(&a, "block-holds-page", AW_FAIL, NULL));
+	/* A partition at 1 MiB is aligned; one 4k further is not. */
+	CHECK(judge(259, 1, 16384, 8192, 1, 16384, 1, &a) == AW_SAFE);
+	CHECK(has(&a, "partition-offset", AW_PASS, "nvme0n1p1"));
+	CHECK(judge(259, 2, 16384, 8192, 1, 16384, 1, &a) == AW_UNSAFE);
+	CHECK(has(&a, "partition-offset", AW_FAIL, "nvme0n1p2 starts at byte 1052672"));
+	/* dm that passes no atomic limits up names itself and what is below. */
+	CHECK(judge(253, 0, 16384, 8192, 0, 0, 1, &a) == AW_UNSAFE);
+	CHECK(has(&a, "device-atomic", AW_FAIL, "dm-0 (dm, dm name vg-data)"));
+	CHECK(has(&a, "device-atomic", AW_FAIL, "although sda below it does"));
+	/* md raid0 with a chunk smaller than the block. */
+	CHECK(judge(9, 0, 16384, 8192, 1, 16384, 1, &a) == AW_UNSAFE);
+	CHECK(has(&a, "chunk", AW_FAIL, "md0 (md) splits I/O every 4096 bytes"));
+	/* A loop device: no atomic unit, and said to be a loop. */
+	CHECK(judge(7, 0, 16384, 8192, 0, 0, 1, &a) == AW_UNSAFE);
+	CHECK(has(&a, "loop", AW_NOTE, "/srv/db.img"));
+	/* A kernel without atomic write attributes. */
+	CHECK(judge(8, 0, 16384, 8192, 0, -1, 1, &a) == AW_UNSAFE);
+	CHECK(has(&a, "device-atomic", AW_FAIL, "before 6.11"));
+	/* Unknown page size: never SAFE. */
+	CHECK(judge(252, 0, 16384, 0, 1, 16384, 1, &a) == AW_UNSURE);
+	CHECK(has(&a, "page-size", AW_UNKNOWN, NULL) && strstr(a.setting, "until"));
+	/* A page larger than what the kernel keeps untorn. */
+	CHECK(judge(252, 0, 16384, 32768, 1, 16384, 1, &a) == AW_UNSAFE);
+}
+
+int main(void)
+{
+	snprintf(root, sizeof(root), "%s/test_advise.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(root)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	build_tree();
+	test_walk();
+	test_mountinfo();
+	test_statx();
+	test_verdicts();
+	{
+		char cmd[PATH_MAX + 16];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+		if (system(cmd))
+			fprintf(stderr, "test_advise: could not remove %s\n", root);
+	}
+	return tap_done("test_advise");
+}
