@@ -22,16 +22,6 @@ static const struct {
 	{ "advise", AW_CMD_ADVISE },
 };
 
-static int errf(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 enum {
 	OPT_JOURNAL = 'j', OPT_BS = 'b', OPT_BLOCKS = 'n', OPT_OFFSET = 'o',
 	OPT_QD = 'q', OPT_COUNT = 'c', OPT_TIME = 't', OPT_FSYNC = 'f',
@@ -114,95 +104,95 @@ static int num(const char *arg, const char *opt, uint64_t *out, int size,
 {
 	if ((size ? aw_parse_size(arg, out) : aw_parse_u64(arg, out)) == 0)
 		return 0;
-	return errf(err, len, "--%s: '%s' is not a %s", opt, arg,
+	return aw_errf(err, len, "--%s: '%s' is not a %s", opt, arg,
 		    size ? "byte count (e.g. 16k, 1m)" : "non-negative whole number");
 }
 
 static int validate(struct aw_opts *o, char *err, size_t len)
 {
 	if (!o->path)
-		return errf(err, len, "missing PATH (a file or block device)");
+		return aw_errf(err, len, "missing PATH (a file or block device)");
 	if (o->cmd == AW_CMD_INFO)
 		return 0;
 	if (o->cmd == AW_CMD_ADVISE) {
 		if (o->page_size && (!aw_is_pow2(o->page_size) || o->page_size < AW_SECTOR ||
 				     o->page_size > 65536))
-			return errf(err, len, "--page-size %llu must be a power of two from 512 to 64k",
+			return aw_errf(err, len, "--page-size %llu must be a power of two from 512 to 64k",
 				    (unsigned long long)o->page_size);
 		if (o->direct && !o->innodb)
-			return errf(err, len, "--direct goes with --innodb (PostgreSQL writes "
+			return aw_errf(err, len, "--direct goes with --innodb (PostgreSQL writes "
 				    "through the page cache)");
 		return 0;
 	}
 	if (o->cmd == AW_CMD_PROBE) {
 		/* Any length: probing what the kernel refuses is the point. */
 		if (!o->block_size || o->block_size > (1u << 20))
-			return errf(err, len, "--block-size (the write length) must be 1..1m");
+			return aw_errf(err, len, "--block-size (the write length) must be 1..1m");
 		if (o->iovecs < 1 || o->iovecs > 64 || o->iovecs > o->block_size)
-			return errf(err, len, "--iovecs %llu must be 1..64 and at most the length",
+			return aw_errf(err, len, "--iovecs %llu must be 1..64 and at most the length",
 				    (unsigned long long)o->iovecs);
 		if (o->fault_tail && (o->block_size <= AW_PAGE || o->iovecs != 1))
-			return errf(err, len, "--fault-tail needs one iovec longer than a page (%u)",
+			return aw_errf(err, len, "--fault-tail needs one iovec longer than a page (%u)",
 				    AW_PAGE);
 		if (o->rival && !o->count)
 			o->count = 1000;
 		if (!o->rival && o->count > 1)
-			return errf(err, len, "--count above 1 needs --rival");
+			return aw_errf(err, len, "--count above 1 needs --rival");
 		if (o->rival && (o->buffered || o->offset % AW_PAGE || o->count > 1000000))
-			return errf(err, len, "--rival needs direct I/O, a page-aligned --offset "
+			return aw_errf(err, len, "--rival needs direct I/O, a page-aligned --offset "
 				    "and --count of at most 1000000");
 		return 0;
 	}
 	if (o->unit && (o->unit % AW_SECTOR || !aw_is_pow2(o->unit) || o->unit > (1u << 20)))
-		return errf(err, len, "--unit %llu must be a power of two from 512 to 1m",
+		return aw_errf(err, len, "--unit %llu must be a power of two from 512 to 1m",
 			    (unsigned long long)o->unit);
 	if (o->offset > AW_MAX_BYTES)
-		return errf(err, len, "--offset %llu is beyond %llu (2^60)",
+		return aw_errf(err, len, "--offset %llu is beyond %llu (2^60)",
 			    (unsigned long long)o->offset, (unsigned long long)AW_MAX_BYTES);
 	if (o->blocks > AW_MAX_BYTES / AW_SECTOR)
-		return errf(err, len, "--blocks %llu is too many",
+		return aw_errf(err, len, "--blocks %llu is too many",
 			    (unsigned long long)o->blocks);
 	if (o->cmd == AW_CMD_VERIFY && o->journal && !o->block_size)
 		return 0; /* geometry comes from the journal */
 	if (!o->block_size)
-		return errf(err, len, "--block-size is required");
+		return aw_errf(err, len, "--block-size is required");
 	if (o->block_size % AW_SECTOR || !aw_is_pow2(o->block_size) ||
 	    o->block_size > (1u << 20))
-		return errf(err, len,
+		return aw_errf(err, len,
 			    "--block-size %llu must be a power of two from 512 to 1m",
 			    (unsigned long long)o->block_size);
 	if (o->offset % o->block_size)
-		return errf(err, len, "--offset %llu is not a multiple of the block size %llu",
+		return aw_errf(err, len, "--offset %llu is not a multiple of the block size %llu",
 			    (unsigned long long)o->offset,
 			    (unsigned long long)o->block_size);
 	if (o->blocks > AW_MAX_BYTES / o->block_size)
-		return errf(err, len, "--blocks %llu of %llu bytes is beyond 2^60 bytes",
+		return aw_errf(err, len, "--blocks %llu of %llu bytes is beyond 2^60 bytes",
 			    (unsigned long long)o->blocks, (unsigned long long)o->block_size);
 	if (o->cmd == AW_CMD_VERIFY)
 		return 0;
 	if (o->seconds > AW_MAX_SECONDS)
-		return errf(err, len, "--time %llu s is more than a year",
+		return aw_errf(err, len, "--time %llu s is more than a year",
 			    (unsigned long long)o->seconds);
 	if (o->gen_base > AW_MAX_GEN_BASE)
-		return errf(err, len, "--gen-base %llu is above 2^62 (generations must not wrap)",
+		return aw_errf(err, len, "--gen-base %llu is above 2^62 (generations must not wrap)",
 			    (unsigned long long)o->gen_base);
 	if (o->journal && o->path && !strcmp(o->journal, o->path))
-		return errf(err, len, "--journal must not be the target itself");
+		return aw_errf(err, len, "--journal must not be the target itself");
 	if (o->qd < 1 || o->qd > 1024)
-		return errf(err, len, "--qd %llu must be between 1 and 1024",
+		return aw_errf(err, len, "--qd %llu must be between 1 and 1024",
 			    (unsigned long long)o->qd);
 	if ((o->cmd == AW_CMD_WRITE || o->cmd == AW_CMD_RACE) && !o->journal)
-		return errf(err, len, "--journal FILE is required (put it on another disk)");
+		return aw_errf(err, len, "--journal FILE is required (put it on another disk)");
 	if (o->cmd == AW_CMD_RACE && (o->block_size < 2 * AW_SECTOR || o->race_us > 10000000))
-		return errf(err, len, "race needs --block-size of at least 1k (two halves) and --race-us up to 10 s");
+		return aw_errf(err, len, "race needs --block-size of at least 1k (two halves) and --race-us up to 10 s");
 	if (o->cmd == AW_CMD_RACE && !o->count && !o->seconds)
-		return errf(err, len, "race needs --count or --time");
+		return aw_errf(err, len, "race needs --count or --time");
 	if (o->count && o->seconds)
-		return errf(err, len, "give --count or --time, not both");
+		return aw_errf(err, len, "give --count or --time, not both");
 	if (o->cmd == AW_CMD_BENCH && !o->count && !o->seconds)
-		return errf(err, len, "bench needs --count or --time");
+		return aw_errf(err, len, "bench needs --count or --time");
 	if (o->cmd == AW_CMD_BENCH && !o->rounds)
-		return errf(err, len, "--rounds must be at least 1");
+		return aw_errf(err, len, "--rounds must be at least 1");
 	return 0;
 }
 
@@ -217,7 +207,7 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 	o->iovecs = 1;
 	o->modes = "plain,atomic,doublewrite";
 	if (argc < 2)
-		return errf(err, len, "missing command (info, write, verify, bench, probe, race or advise)");
+		return aw_errf(err, len, "missing command (info, write, verify, bench, probe, race or advise)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		o->help = 1;
 		return 0;
@@ -226,7 +216,7 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 		if (!strcmp(argv[1], cmds[i].name))
 			o->cmd = cmds[i].cmd;
 	if (o->cmd == AW_CMD_NONE)
-		return errf(err, len, "unknown command '%s' (info, write, verify, bench, probe, race or advise)",
+		return aw_errf(err, len, "unknown command '%s' (info, write, verify, bench, probe, race or advise)",
 			    argv[1]);
 
 	optind = 1;
@@ -238,11 +228,11 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 		const char *name = opt_name(c, &takes);
 
 		if (c == '?')
-			return errf(err, len, "unknown option '%s'", argv[optind - 1]);
+			return aw_errf(err, len, "unknown option '%s'", argv[optind - 1]);
 		if (c == ':')
-			return errf(err, len, "option '%s' needs a value", argv[optind - 1]);
+			return aw_errf(err, len, "option '%s' needs a value", argv[optind - 1]);
 		if (!(takes & (1u << o->cmd)))
-			return errf(err, len, "'%s' does not take --%s", argv[0], name);
+			return aw_errf(err, len, "'%s' does not take --%s", argv[0], name);
 		switch (c) {
 		case OPT_JOURNAL: o->journal = optarg; break;
 		case OPT_CSV: o->csv = optarg; break;
@@ -277,7 +267,7 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 		case OPT_GEN_BASE: if (num(optarg, name, &o->gen_base, 0, err, len)) return -1; break;
 		case OPT_TIME:
 			if (aw_parse_duration(optarg, &o->seconds))
-				return errf(err, len, "--time: '%s' is not a duration (e.g. 30, 30s, 2m)",
+				return aw_errf(err, len, "--time: '%s' is not a duration (e.g. 30, 30s, 2m)",
 					    optarg);
 			break;
 		}
@@ -285,6 +275,6 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 	if (optind < argc)
 		o->path = argv[optind++];
 	if (optind < argc)
-		return errf(err, len, "unexpected argument '%s'", argv[optind]);
+		return aw_errf(err, len, "unexpected argument '%s'", argv[optind]);
 	return validate(o, err, len);
 }

@@ -12,16 +12,6 @@
 
 #include "util.h"
 
-static int errf(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* Read DIR/REL into buf without the trailing newline: 0, 1 if absent, -1. */
 static int read_str(const char *dir, const char *rel, char *buf, size_t len)
 {
@@ -49,9 +39,9 @@ static int read_u64(const char *dir, const char *rel, uint64_t *v, char *err, si
 	int r = read_str(dir, rel, buf, sizeof(buf));
 
 	if (r)
-		return r < 0 ? errf(err, len, "reading %s/%s: %s", dir, rel, strerror(errno)) : 1;
+		return r < 0 ? aw_errf(err, len, "reading %s/%s: %s", dir, rel, strerror(errno)) : 1;
 	if (aw_parse_u64(buf, v))
-		return errf(err, len, "%s/%s: '%s' is not a number", dir, rel, buf);
+		return aw_errf(err, len, "%s/%s: '%s' is not a number", dir, rel, buf);
 	return 0;
 }
 
@@ -95,7 +85,7 @@ static int read_queue(const char *dir, struct aw_layer *l, char *err, size_t len
 		if (r < 0)
 			return -1;
 		if (i == 0 && r)
-			return errf(err, len, "%s has no queue/logical_block_size: not a block device",
+			return aw_errf(err, len, "%s has no queue/logical_block_size: not a block device",
 				    dir);
 		if (i == 2)
 			l->has_atomic = r == 0;
@@ -154,7 +144,7 @@ static struct aw_layer *new_layer(const char *dir, int depth, struct aw_stack *s
 	const char *base = strrchr(dir, '/');
 
 	if (s->n >= AW_STACK_MAX) {
-		errf(err, len, "more than %d block device layers under the filesystem",
+		aw_errf(err, len, "more than %d block device layers under the filesystem",
 		     AW_STACK_MAX);
 		return NULL;
 	}
@@ -183,7 +173,7 @@ static int walk_slaves(const char *dir, int depth, struct aw_stack *s, char *err
 			continue;
 		if ((size_t)snprintf(path, sizeof(path), "%s/slaves/%s", dir, e->d_name) >=
 			    sizeof(path) || !realpath(path, real)) {
-			ret = errf(err, len, "resolving %s/slaves/%s: %s", dir, e->d_name,
+			ret = aw_errf(err, len, "resolving %s/slaves/%s: %s", dir, e->d_name,
 				   strerror(errno));
 			break;
 		}
@@ -206,12 +196,12 @@ static int walk(const char *dir, int depth, struct aw_stack *s, char *err, size_
 	if (read_u64(dir, "partition", &start, err, len) == 0) {
 		l->kind = AW_LAYER_PART;
 		if (read_u64(dir, "start", &start, err, len))
-			return errf(err, len, "partition %s has no readable start", dir);
+			return aw_errf(err, len, "partition %s has no readable start", dir);
 		l->part_start = start * 512;
 		snprintf(disk, sizeof(disk), "%s", dir);
 		slash = strrchr(disk, '/');
 		if (!slash)
-			return errf(err, len, "partition %s has no parent directory", dir);
+			return aw_errf(err, len, "partition %s has no parent directory", dir);
 		*slash = '\0';
 		if (read_queue(disk, l, err, len))
 			return -1;
@@ -238,7 +228,7 @@ int aw_stack_walk(const char *root, unsigned int maj, unsigned int min,
 	s->n = 0;
 	snprintf(path, sizeof(path), "%s/dev/block/%u:%u", root, maj, min);
 	if (!realpath(path, real))
-		return errf(err, errlen, "%s: %s (is %u:%u a block device?)", path,
+		return aw_errf(err, errlen, "%s: %s (is %u:%u a block device?)", path,
 			    strerror(errno), maj, min);
 	return walk(real, 0, s, err, errlen);
 }

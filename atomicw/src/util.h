@@ -44,6 +44,10 @@ uint64_t aw_now_ns(void);
 /* Page-aligned zeroed buffer for O_DIRECT; prints an error and returns NULL. */
 void *aw_alloc_aligned(uint64_t len);
 
+/* Format a message into err (len bytes) and return -1, for error paths. */
+int aw_errf(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Write s to f as a JSON string, quotes included, escaping what JSON needs. */
 void aw_json_str(FILE *f, const char *s);
 
