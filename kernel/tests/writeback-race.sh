@@ -22,24 +22,34 @@
 #            and writeback reaches the device as whole, aligned 16k
 #            REQ_ATOMIC writes;
 #   atomicwb: the same on a device whose plain writes tear in 4k units and
-#            that keeps only REQ_ATOMIC writes whole (lbs-atomic-wb).
+#            that keeps only REQ_ATOMIC writes whole (lbs-atomic-wb);
+#   lba16k:  16k XFS on a device of 16k logical blocks: a block is one
+#            logical block, but the capture can mix old and new within it
+#            all the same: stable writes and REQ_ATOMIC writeback as for
+#            atomic, no half mixed.
+# Each mount reports in /sys/fs/xfs/NAME/untorn_buffered_bytes the block
+# size it keeps untorn: 16384 for atomic, atomicwb and lba16k, 0 for the
+# others (checked last, so that a kernel without the fix fails on the
+# race itself).
 # vm: mem=3072 timeout=900
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 
 dma_us=1000
 
-# run NAME XFS-BS PAWU ATOMIC-MIN ATOMIC-MAX: one race on a new device;
+# run NAME XFS-BS PAWU ATOMIC-MIN ATOMIC-MAX [LBA]: one race on a new device
+# of LBA-byte logical blocks (default 4096);
 # sets MIXED (torn + corrupt halves), WAIT_US (p50 of the first write()
 # after a writeback start), ROUNDS and ATOMIC_WRITES (REQ_ATOMIC writes the
 # device saw during the race, which stamps every block once first).
 run() {
-	local name=$1 bs=$2 mnt=/mnt/$1 atomic=() out before
+	local name=$1 bs=$2 lba=${6:-4096} mnt=/mnt/$1 atomic=() out before
 	[ "$5" = 0 ] || atomic=(atomic_unit_min="$4" atomic_unit_max="$5")
-	t_tornblk_create "$name" size_mb=512 logical_block_size=4096 physical_block_size=16384 \
+	t_tornblk_create "$name" size_mb=512 logical_block_size="$lba" physical_block_size=16384 \
 		pawu="$3" "${atomic[@]}" seed=11 dma_delay_us=$dma_us stable_writes=0 >/dev/null
-	t_mkfs_xfs "/dev/$name" "$bs" -s size=4096
+	t_mkfs_xfs "/dev/$name" "$bs" -s size="$lba"
 	t_mount "/dev/$name" "$mnt"
+	UNTORN[$name]=$(cat "/sys/fs/xfs/$name/untorn_buffered_bytes" 2>/dev/null || echo absent)
 	dd if=/dev/zero of="$mnt/f" bs=1M count=4 conv=fsync status=none || t_fail "preparing $mnt/f failed"
 	before=$(t_tornblk_stat "$name" atomic_writes)
 	out=$("$ATOMICW" race "$mnt/f" --journal "/tmp/$name.j" -b 16k -t 20 --race-us 20000 --seed 3) ||
@@ -77,6 +87,7 @@ run() {
 	t_log "$name: $MIXED torn or corrupt 8k halves; first write() after writeback start p50 $WAIT_US us"
 }
 
+declare -A UNTORN
 # A write() that waits for writeback waits at least one page's capture.
 run racy 16384 16384 0 0
 [ "$MIXED" -gt 0 ] || t_fail "control: no torn or corrupt half on a device without atomic writes (the model shows no race)"
@@ -92,10 +103,12 @@ for name in outside onelba; do
 	[ "$WAIT_US" -lt "$dma_us" ] || t_fail "$name: write() waited ${WAIT_US} us for writeback without stable writes"
 done
 
-for name in atomic atomicwb; do
-	pawu=16384
-	[ "$name" = atomic ] || pawu=4096
-	run "$name" 16384 "$pawu" 4096 16384
+for name in atomic atomicwb lba16k; do
+	case $name in
+	atomic) run "$name" 16384 16384 4096 16384 ;;
+	atomicwb) run "$name" 16384 4096 4096 16384 ;;
+	lba16k) run "$name" 16384 16384 16384 16384 16384 ;;
+	esac
 	[ "$MIXED" = 0 ] || t_fail "$name: $MIXED torn or corrupt halves with the fix"
 	# Each round starts writeback of its block twice, and with stable
 	# writes the block is never still under writeback the second time.
@@ -105,4 +118,11 @@ for name in atomic atomicwb; do
 	# than one page's delay (not so a plain write(), ~0.1 ms).
 	[ "$WAIT_US" -ge $((2 * dma_us)) ] || t_fail "$name: write() did not wait for writeback (p50 ${WAIT_US} us)"
 done
-t_pass "the race mixed $racy 8k halves on a device without atomic writes, none on 16k XFS over a 16k atomic unit (pawu 16k or 4k)"
+for name in racy outside onelba atomic atomicwb lba16k; do
+	want=0
+	case $name in atomic|atomicwb|lba16k) want=16384 ;; esac
+	[ "${UNTORN[$name]}" = "$want" ] ||
+		t_fail "$name: untorn_buffered_bytes is ${UNTORN[$name]}, want $want"
+done
+t_log "untorn_buffered_bytes: $(for n in "${!UNTORN[@]}"; do printf '%s=%s ' "$n" "${UNTORN[$n]}"; done)"
+t_pass "the race mixed $racy 8k halves on a device without atomic writes, none on 16k XFS over a 16k atomic unit (pawu 16k or 4k, 4k or 16k logical blocks)"
