@@ -422,6 +422,18 @@ def main():
         L.append(f"![crash.png]({rel}/crash.png)\n")
     L.append("## What it means\n")
     L += meaning(bench, ratios, crash, workloads)
+    L.append("## Before you turn it off on your own server\n")
+    L.append("These results hold for the stack they ran on.  On a real server, run "
+             "`atomicw advise DATADIR` first (it only reads; `--innodb` for an InnoDB data "
+             "directory): it checks the filesystem and its block size against the database "
+             "page, statx's atomic write limits of a file in the directory, every layer of the "
+             "block device stack in sysfs (the atomic write unit, partition offsets, dm, md and "
+             "loop layers, chunk sizes, atomic boundaries, the write cache) and, for a database "
+             "that writes through the page cache, whether the kernel keeps buffered blocks "
+             "untorn (`/sys/fs/xfs/DEV/untorn_buffered_bytes`, which only a kernel with this "
+             "project's buffered patches has).  It says SAFE, UNSAFE or UNKNOWN with the reason "
+             "and the setting to change or keep.  What it cannot see: whether the drive really "
+             "keeps the atomic unit it advertises, and whether it honours cache flushes.\n")
     L.append("## Caveats\n")
     L.append("- The device is emulated (tornblk, RAM): its power-fail model is the one described "
              "above, not any real drive's.  A drive that claims a 16k atomic unit has to really "
