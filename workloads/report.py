@@ -360,7 +360,11 @@ def main():
                  "machine's drift between repetitions that the min–max ranges show.  WAL and "
                  "full-page images come from `pg_stat_wal`, checkpoints from `pg_stat_bgwriter`, "
                  "device bytes from tornblk's counter for the data device (including the writeback "
-                 "of what the run dirtied, forced by the clean stop).\n")
+                 "of what the run dirtied, forced by the clean stop).  Device model: "
+                 f"{', '.join(sorted({device_model(r) for r in bench_rows}))}"
+                 " (with DMA capture a write() into a block under writeback waits where the "
+                 "file has stable writes, so that cost of the buffered fix is in the numbers: "
+                 "compare lbs-atomic-wb with lbs-only, the same device without atomic writes).\n")
         for w in workloads:
             L.append(f"### {w}\n")
             L.append("| configuration | TPS | TPS vs baseline | p95 ms | p99 ms | WAL bytes/txn | "
@@ -452,10 +456,16 @@ def main():
              "a half-updated block) and its writeback sends each block as one REQ_ATOMIC write.  "
              "Upstream kernels have neither; without them a device that reads data by DMA after "
              "submission can store a torn block (kernel/tests/writeback-race.sh shows it).")
-    L.append("- The benchmark's devices copy write data at submission (no DMA capture), so a write() "
-             "never waits for writeback there and the cost of the stable writes (a write() into a "
-             "16k block under writeback, the neighbouring 8k page included, waits for it) is not in "
-             "its TPS; the crash cycles capture by DMA (their device model column).")
+    if bench_rows and any(device_model(r) == "copy at submission" for r in bench_rows):
+        L.append("- Benchmark rows whose devices copy write data at submission (no DMA capture) "
+                 "never wait for writeback, so the cost of the stable writes (a write() into a "
+                 "16k block under writeback, the neighbouring 8k page included, waits for it) is "
+                 "not in their TPS.")
+    if bench_rows and any(device_model(r) != "copy at submission" for r in bench_rows):
+        L.append("- The DMA capture delay (microseconds per page, in the device model column) is "
+                 "a model parameter, not calibrated against any drive, on an emulated CPU that is "
+                 "itself tens of times slower than a real one: read the cost of the stable writes "
+                 "it shows as indicative, not as a figure for real hardware.")
     with open(report, "w") as f:
         f.write("\n".join(L) + "\n")
 
