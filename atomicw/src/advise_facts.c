@@ -50,6 +50,23 @@ static int find_probe(const char *dir, char *out, size_t len)
 	return -1;
 }
 
+/* mountinfo writes space, tab, newline and backslash in paths as \ooo. */
+static void unescape_octal(char *s)
+{
+	char *w = s;
+
+	for (; *s; s++, w++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*w = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*w = *s;
+		}
+	}
+	*w = '\0';
+}
+
 int aw_mountinfo_fstype(FILE *f, unsigned int maj, unsigned int min, const char *path,
 			char *fstype, size_t len)
 {
@@ -66,6 +83,7 @@ int aw_mountinfo_fstype(FILE *f, unsigned int maj, unsigned int min, const char 
 		if (!sep || sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mnt) != 3 ||
 		    sscanf(sep + 3, "%63s", type) != 1 || ma != maj || mi != min)
 			continue;
+		unescape_octal(mnt);
 		ml = strlen(mnt);
 		/* The mount whose point is the longest prefix of path. */
 		if (strncmp(path, mnt, ml) || (ml > 1 && path[ml] && path[ml] != '/') ||

@@ -172,7 +172,8 @@ static void test_mountinfo(void)
 		"22 1 252:0 / / rw,relatime - ext4 /dev/root rw\n"
 		"40 22 252:0 / /var/lib/postgresql rw - xfs /dev/tb0 rw,attr2\n"
 		"41 22 252:0 / /var/lib/postgresqlx rw - btrfs /dev/tb0 rw\n"
-		"42 22 0:5 / /var/lib/postgresql/tmp rw - tmpfs tmpfs rw\n";
+		"42 22 0:5 / /var/lib/postgresql/tmp rw - tmpfs tmpfs rw\n"
+		"43 22 252:1 / /srv/pg\\040data rw - xfs /dev/tb1 rw\n";
 	char t[32];
 	FILE *f = fmemopen((void *)mi, sizeof(mi) - 1, "r");
 
@@ -184,6 +185,11 @@ static void test_mountinfo(void)
 	fclose(f);
 	f = fmemopen((void *)mi, sizeof(mi) - 1, "r");
 	CHECK(aw_mountinfo_fstype(f, 8, 0, "/srv", t, sizeof(t)) == -1);
+	fclose(f);
+	/* A mount point with a space, escaped as \040 in mountinfo. */
+	f = fmemopen((void *)mi, sizeof(mi) - 1, "r");
+	CHECK(aw_mountinfo_fstype(f, 252, 1, "/srv/pg data/main", t, sizeof(t)) == 0 &&
+	      !strcmp(t, "xfs"));
 	fclose(f);
 }
 
