@@ -7,6 +7,9 @@
 #include <string.h>
 
 static void add(struct aw_advice *a, const char *id, enum aw_result r, const char *why,
+		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void add(struct aw_advice *a, const char *id, enum aw_result r, const char *why,
 		const char *fmt, ...)
 {
 	struct aw_check *c;
@@ -126,6 +129,9 @@ static void check_layers(const struct aw_advise_in *in, struct aw_advice *a)
 				    "%s starts at byte %" PRIu64 ", a multiple of %" PRIu64, l->name,
 				    l->part_start, align);
 		}
+		/* A partition's limits are its disk's, which come next. */
+		if (l->kind == AW_LAYER_PART)
+			continue;
 		if (l->chunk && bs && l->chunk % bs)
 			add(a, "chunk", AW_FAIL,
 			    "a block across a chunk boundary is split into two writes (or two "
@@ -152,8 +158,11 @@ static void check_buffered(const struct aw_advise_in *in, struct aw_advice *a)
 			  "back whole; kernels without this project's buffered patches do neither";
 
 	if (!in->buffered) {
-		add(a, "buffered-writeback", AW_NOTE, "the page cache is not involved",
-		    "the database writes its data files with O_DIRECT");
+		add(a, "direct-writes", AW_UNKNOWN,
+		    "only RWF_ATOMIC writes are promised whole by the kernel; a plain write stays "
+		    "whole only if the device keeps ordinary writes of a block whole (NVMe's AWUPF "
+		    "does, SCSI needs WRITE ATOMIC), which no interface reports",
+		    "the database writes its data files with O_DIRECT but without RWF_ATOMIC");
 		return;
 	}
 	if (fs->untorn_buffered < 0)
@@ -185,10 +194,19 @@ void aw_advise(const struct aw_advise_in *in, struct aw_advice *a)
 		    "%s: this tool only knows how XFS writes blocks", fs->fstype);
 	if (!in->page)
 		add(a, "page-size", AW_UNKNOWN, "the page is what must not tear",
-		    "the database page size is unknown (pass --page-size)");
+		    "the database page size is unknown (%s; pass --page-size)",
+		    in->page_source[0] ? in->page_source : "no way to read it");
+	else if (in->page_other)
+		add(a, "page-size", AW_FAIL, "the page is what must not tear",
+		    "--page-size %" PRIu64 " but pg_controldata says %" PRIu64, in->page,
+		    in->page_other);
 	else
 		add(a, "page-size", AW_PASS, "the page is what must not tear",
 		    "%" PRIu64 " bytes (%s)", in->page, in->page_source);
+	if (fs->elsewhere[0])
+		add(a, "other-filesystems", AW_UNKNOWN,
+		    "the setting covers every page of the database, wherever it lives",
+		    "%s: run atomicw advise there too", fs->elsewhere);
 	if (in->page && fs->fs_block >= in->page && fs->fs_block % in->page == 0)
 		add(a, "block-holds-page", AW_PASS, "a page inside one block is written with it",
 		    "each %" PRIu64 "-byte page lies inside one %" PRIu64 "-byte block", in->page,
@@ -201,11 +219,15 @@ void aw_advise(const struct aw_advise_in *in, struct aw_advice *a)
 	if (!fs->probe[0])
 		add(a, "statx-atomic", AW_UNKNOWN, "statx answers for regular files only",
 		    "no regular file found to ask statx about");
+	else if (fs->statx_err)
+		add(a, "statx-atomic", AW_UNKNOWN, "statx answers for regular files only",
+		    "%s: statx failed: %s", fs->probe, strerror(fs->statx_err));
 	else if (fs->statx_atomic && in_unit_range(fs->fs_block, fs->stx_awu_min, fs->stx_awu_max))
 		add(a, "statx-atomic", AW_PASS,
 		    "the filesystem and the device promise to write a block whole",
-		    "%s: atomic writes of %" PRIu64 "..%" PRIu64 " bytes", fs->probe,
-		    fs->stx_awu_min, fs->stx_awu_max);
+		    "%s%s: atomic writes of %" PRIu64 "..%" PRIu64 " bytes", fs->probe,
+		    fs->probes > 1 ? " and the other files asked" : "", fs->stx_awu_min,
+		    fs->stx_awu_max);
 	else
 		add(a, "statx-atomic", AW_FAIL,
 		    "nothing promises to write a block whole",
@@ -222,16 +244,17 @@ void aw_advise(const struct aw_advise_in *in, struct aw_advice *a)
 		fails += a->c[i].res == AW_FAIL;
 		unknown += a->c[i].res == AW_UNKNOWN;
 	}
-	a->verdict = fails ? AW_UNSAFE : unknown ? AW_UNSURE : AW_SAFE;
-	if (a->verdict == AW_SAFE)
+	a->verdict = fails ? AW_ADV_UNSAFE : unknown ? AW_ADV_UNKNOWN : AW_ADV_SAFE;
+	if (a->verdict == AW_ADV_SAFE)
 		snprintf(a->setting, sizeof(a->setting), "%s",
 			 in->db == AW_DB_POSTGRES ?
-			 "set full_page_writes = off in postgresql.conf, then SELECT pg_reload_conf()" :
+			 "set full_page_writes = off in postgresql.conf, then SELECT pg_reload_conf() "
+			 "(pg_rewind refuses a server without it)" :
 			 "set innodb_doublewrite = OFF in my.cnf and restart the server");
 	else
 		snprintf(a->setting, sizeof(a->setting), "keep %s %s%s", knob,
 			 in->db == AW_DB_POSTGRES ? "on" : "ON",
-			 a->verdict == AW_UNSURE ? " until the unknown checks are settled" : "");
+			 a->verdict == AW_ADV_UNKNOWN ? " until the unknown checks are settled" : "");
 }
 
 const char *aw_result_name(enum aw_result r)
@@ -252,11 +275,11 @@ const char *aw_result_name(enum aw_result r)
 const char *aw_verdict_adv_name(enum aw_verdict_adv v)
 {
 	switch (v) {
-	case AW_SAFE:
+	case AW_ADV_SAFE:
 		return "SAFE";
-	case AW_UNSAFE:
+	case AW_ADV_UNSAFE:
 		return "UNSAFE";
-	case AW_UNSURE:
+	case AW_ADV_UNKNOWN:
 		return "UNKNOWN";
 	}
 	return "?";

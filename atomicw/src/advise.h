@@ -20,9 +20,13 @@ enum aw_db { AW_DB_POSTGRES, AW_DB_INNODB };
 struct aw_fs_facts {
 	char fstype[32];
 	uint64_t fs_block;	  /* statfs f_bsize */
-	char probe[PATH_MAX];	  /* the file statx was asked about ("" if none) */
+	char probe[PATH_MAX];	  /* the file statx was asked about ("" if none):
+				   * of several, the first without atomic writes */
+	int probes;		  /* how many files statx was asked about */
+	int statx_err;		  /* errno of a failed statx (0: it answered) */
 	int statx_atomic;	  /* statx reported atomic write limits for it */
 	uint64_t stx_awu_min, stx_awu_max;
+	char elsewhere[512];	  /* parts of the directory on other filesystems */
 	int64_t untorn_buffered;  /* /sys/fs/xfs/DEV/untorn_buffered_bytes, -1 absent */
 	char fs_sysfs[256];	  /* that file's path */
 };
@@ -30,14 +34,15 @@ struct aw_fs_facts {
 struct aw_advise_in {
 	enum aw_db db;
 	uint64_t page;	/* database page size, 0 unknown */
-	char page_source[96];
+	char page_source[160];	/* where it came from, or why it is unknown */
+	uint64_t page_other;	/* pg_controldata's page size when --page-size differs */
 	int buffered;	/* the database writes its data through the page cache */
 	struct aw_fs_facts fs;
 	struct aw_stack stack;
 };
 
 enum aw_result { AW_PASS, AW_FAIL, AW_UNKNOWN, AW_NOTE };
-enum aw_verdict_adv { AW_SAFE, AW_UNSAFE, AW_UNSURE };
+enum aw_verdict_adv { AW_ADV_SAFE, AW_ADV_UNSAFE, AW_ADV_UNKNOWN };
 
 #define AW_CHECKS_MAX 32
 

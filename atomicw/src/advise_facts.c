@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,38 +15,73 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pg_controldata.h"
 #include "util.h"
 
-/* A regular file under dir for statx: a PostgreSQL control file if there is one. */
-static int find_probe(const char *dir, char *out, size_t len)
+/*
+ * The regular files statx is asked about: the control file and a file in
+ * the first database directory (PostgreSQL; realtime or DAX flags can be
+ * inherited per directory), ibdata1 (InnoDB), or the first regular file.
+ */
+static int probe_files(const char *dir, char out[][PATH_MAX], int max)
 {
-	static const char *const known[] = { "global/pg_control", "ibdata1", "PG_VERSION" };
+	static const char *const known[] = { "global/pg_control", "base/1/PG_VERSION",
+					     "ibdata1" };
 	struct dirent *e;
 	struct stat st;
+	int n = 0;
 	DIR *d;
 
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-		if ((size_t)snprintf(out, len, "%s/%s", dir, known[i]) >= len)
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]) && n < max; i++) {
+		if ((size_t)snprintf(out[n], PATH_MAX, "%s/%s", dir, known[i]) >= PATH_MAX)
 			continue;
-		if (stat(out, &st) == 0 && S_ISREG(st.st_mode))
-			return 0;
+		if (lstat(out[n], &st) == 0 && S_ISREG(st.st_mode))
+			n++;
 	}
+	if (n)
+		return n;
 	d = opendir(dir);
 	if (!d)
 		return -1;
 	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
+		if (e->d_name[0] == '.' ||
+		    (size_t)snprintf(out[0], PATH_MAX, "%s/%s", dir, e->d_name) >= PATH_MAX)
 			continue;
-		if ((size_t)snprintf(out, len, "%s/%s", dir, e->d_name) >= len)
-			continue;
-		if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (lstat(out[0], &st) == 0 && S_ISREG(st.st_mode)) {
 			closedir(d);
-			return 0;
+			return 1;
 		}
 	}
 	closedir(d);
-	out[0] = '\0';
-	return -1;
+	return 0;
+}
+
+/* Append "name -> where" to list for each entry of dir/sub on another device. */
+static void other_devices(const char *dir, const char *sub, dev_t dev, char *list, size_t len)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s%s%s", dir, *sub ? "/" : "", sub) >=
+	    sizeof(path))
+		return;
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		size_t used = strlen(list);
+		char p[PATH_MAX];
+
+		if (e->d_name[0] == '.' ||
+		    (size_t)snprintf(p, sizeof(p), "%s/%s", path, e->d_name) >= sizeof(p) ||
+		    stat(p, &st) || !S_ISDIR(st.st_mode) || st.st_dev == dev || !realpath(p, real))
+			continue;
+		snprintf(list + used, len - used, "%s%s%s%s -> %s", used ? ", " : "", sub,
+			 *sub ? "/" : "", e->d_name, real);
+	}
+	closedir(d);
 }
 
 /* mountinfo writes space, tab, newline and backslash in paths as \ooo. */
@@ -96,134 +130,108 @@ int aw_mountinfo_fstype(FILE *f, unsigned int maj, unsigned int min, const char 
 	return found;
 }
 
-/* Run pg_controldata on dir and read "Database block size". */
-static uint64_t pg_block_size(const char *dir, char *source, size_t slen)
+/* statx of each probe file; the first without atomic writes stands for all. */
+static void ask_statx(const char *dir, const struct stat *dst, struct aw_fs_facts *fs)
 {
-	static const char *const fixed[] = { "/usr/bin/pg_controldata",
-					     "/usr/local/bin/pg_controldata" };
-	char tool[PATH_MAX] = "", line[512];
-	uint64_t bs = 0;
-	int fds[2], status;
-	glob_t g;
-	pid_t pid;
-	FILE *f;
+	static char probes[3][PATH_MAX];
+	struct aw_statx stx;
+	int n = probe_files(dir, probes, 3);
 
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]) && !tool[0]; i++)
-		if (access(fixed[i], X_OK) == 0)
-			snprintf(tool, sizeof(tool), "%s", fixed[i]);
-	if (!tool[0] && glob("/usr/lib/postgresql/*/bin/pg_controldata", 0, NULL, &g) == 0) {
-		/* The newest major version reads the control files of older ones. */
-		snprintf(tool, sizeof(tool), "%s", g.gl_pathv[g.gl_pathc - 1]);
-		globfree(&g);
-	}
-	if (!tool[0] || pipe(fds))
-		return 0;
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return 0;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
+	fs->probes = n > 0 ? n : 0;
+	for (int i = 0; i < n; i++) {
+		struct aw_fs_facts one = { 0 };
+		struct stat st;
 
-		dup2(fds[1], 1);
-		if (null >= 0)
-			dup2(null, 2);
-		close(fds[0]);
-		close(fds[1]);
-		setenv("LC_ALL", "C", 1);
-		execl(tool, tool, "-D", dir, (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	f = fdopen(fds[0], "r");
-	if (!f) {
-		close(fds[0]);
-		waitpid(pid, &status, 0);
-		return 0;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long v;
+		if ((size_t)snprintf(one.probe, sizeof(one.probe), "%s", probes[i]) >=
+		    sizeof(one.probe))
+			continue;
+		if (stat(probes[i], &st) == 0 && st.st_dev != dst->st_dev) {
+			size_t used = strlen(fs->elsewhere);
 
-		if (sscanf(line, "Database block size: %llu", &v) == 1)
-			bs = v;
+			snprintf(fs->elsewhere + used, sizeof(fs->elsewhere) - used, "%s%s",
+				 used ? ", " : "", probes[i]);
+		}
+		if (aw_statx(AT_FDCWD, probes[i], 0, AW_STATX_WRITE_ATOMIC, &stx))
+			one.statx_err = errno;
+		else
+			aw_fs_from_statx(&one, &stx);
+		if (i == 0 || one.statx_err || !one.statx_atomic) {
+			memcpy(fs->probe, one.probe, sizeof(fs->probe));
+			fs->statx_err = one.statx_err;
+			fs->statx_atomic = one.statx_atomic;
+			fs->stx_awu_min = one.stx_awu_min;
+			fs->stx_awu_max = one.stx_awu_max;
+			if (i)
+				break;
+		}
 	}
-	fclose(f);
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
-		return 0;
-	if (bs)
-		snprintf(source, slen, "%s", tool);
-	return bs;
 }
 
 int aw_advise_gather(const char *path, enum aw_db db, uint64_t page, int direct,
 		     struct aw_advise_in *in)
 {
-	char real[PATH_MAX], dev[64], sysdev[PATH_MAX], err[256];
-	struct aw_statx stx;
+	char real[PATH_MAX], dev[64], sysdev[PATH_MAX], sysreal[PATH_MAX], err[256];
 	struct statfs sfs;
 	struct stat st;
 	FILE *f;
 
 	memset(in, 0, sizeof(*in));
 	in->db = db;
-	in->buffered = db == AW_DB_POSTGRES || !direct;
+	in->buffered = !direct;
 	if (!realpath(path, real) || stat(real, &st)) {
 		fprintf(stderr, "atomicw advise: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
-		fprintf(stderr, "atomicw advise: %s is neither a directory nor a regular file\n",
-			path);
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "atomicw advise: %s is not a directory\n", path);
 		return -1;
 	}
-	if (page) {
+	if (db == AW_DB_POSTGRES) {
+		uint64_t ctl = aw_pg_block_size(real, in->page_source, sizeof(in->page_source));
+
+		in->page = page ? page : ctl;
+		if (page && ctl && ctl != page)
+			in->page_other = ctl;
+		if (page)
+			snprintf(in->page_source, sizeof(in->page_source), "--page-size%s",
+				 ctl == page ? ", as pg_controldata says" : "");
+	} else if (page) {
 		in->page = page;
 		snprintf(in->page_source, sizeof(in->page_source), "--page-size");
-	} else if (db == AW_DB_INNODB) {
-		in->page = 16384;
+	} else {
 		snprintf(in->page_source, sizeof(in->page_source),
-			 "the innodb_page_size default; pass --page-size if yours differs");
-	} else if (S_ISDIR(st.st_mode)) {
-		in->page = pg_block_size(real, in->page_source, sizeof(in->page_source));
+			 "innodb_page_size is not read from the files");
 	}
 
-	if (S_ISREG(st.st_mode)) {
-		if ((size_t)snprintf(in->fs.probe, sizeof(in->fs.probe), "%s", real) >=
-		    sizeof(in->fs.probe)) {
-			fprintf(stderr, "atomicw advise: %s: path too long\n", real);
-			return -1;
-		}
-	} else if (find_probe(real, in->fs.probe, sizeof(in->fs.probe))) {
-		in->fs.probe[0] = '\0';
-	}
-	if (in->fs.probe[0]) {
-		if (aw_statx(AT_FDCWD, in->fs.probe, 0, AW_STATX_WRITE_ATOMIC, &stx)) {
-			fprintf(stderr, "atomicw advise: statx %s: %s\n", in->fs.probe,
-				strerror(errno));
-			return -1;
-		}
-		aw_fs_from_statx(&in->fs, &stx);
-	}
+	ask_statx(real, &st, &in->fs);
+	/* Tablespaces and any subdirectory mounted from elsewhere. */
+	other_devices(real, "", st.st_dev, in->fs.elsewhere, sizeof(in->fs.elsewhere));
+	if (db == AW_DB_POSTGRES)
+		other_devices(real, "pg_tblspc", st.st_dev, in->fs.elsewhere,
+			      sizeof(in->fs.elsewhere));
 	if (statfs(real, &sfs)) {
 		fprintf(stderr, "atomicw advise: statfs %s: %s\n", real, strerror(errno));
 		return -1;
 	}
 	in->fs.fs_block = (uint64_t)sfs.f_bsize;
-	f = fopen("/proc/self/mountinfo", "r");
+	f = fopen("/proc/self/mountinfo", "re");
 	if (!f || aw_mountinfo_fstype(f, major(st.st_dev), minor(st.st_dev), real,
 				      in->fs.fstype, sizeof(in->fs.fstype)))
-		snprintf(in->fs.fstype, sizeof(in->fs.fstype), "unknown");
+		snprintf(in->fs.fstype, sizeof(in->fs.fstype), "%s",
+			 sfs.f_type == 0x58465342 ? "xfs" : "unknown");
 	if (f)
 		fclose(f);
 
 	in->fs.untorn_buffered = -1;
 	snprintf(sysdev, sizeof(sysdev), "/sys/dev/block/%u:%u", major(st.st_dev),
 		 minor(st.st_dev));
-	if (!realpath(sysdev, real))
-		return 0; /* not on a block device (tmpfs, NFS): the stack stays empty */
-	snprintf(dev, sizeof(dev), "%s", strrchr(real, '/') + 1);
+	if (!realpath(sysdev, sysreal)) {
+		if (errno == ENOENT)
+			return 0; /* not on a block device (tmpfs, NFS): no stack */
+		fprintf(stderr, "atomicw advise: %s: %s\n", sysdev, strerror(errno));
+		return -1;
+	}
+	snprintf(dev, sizeof(dev), "%s", strrchr(sysreal, '/') + 1);
 	if (aw_stack_walk("/sys", major(st.st_dev), minor(st.st_dev), &in->stack, err,
 			  sizeof(err))) {
 		fprintf(stderr, "atomicw advise: %s\n", err);
@@ -235,7 +243,11 @@ int aw_advise_gather(const char *path, enum aw_db db, uint64_t page, int direct,
 
 		snprintf(in->fs.fs_sysfs, sizeof(in->fs.fs_sysfs),
 			 "/sys/fs/xfs/%s/untorn_buffered_bytes", dev);
-		f = fopen(in->fs.fs_sysfs, "r");
+		f = fopen(in->fs.fs_sysfs, "re");
+		if (!f && errno != ENOENT) {
+			fprintf(stderr, "atomicw advise: %s: %s\n", in->fs.fs_sysfs, strerror(errno));
+			return -1;
+		}
 		if (f) {
 			if (fgets(buf, sizeof(buf), f) && !aw_parse_u64(strtok(buf, "\n"), &v))
 				in->fs.untorn_buffered = (int64_t)v;

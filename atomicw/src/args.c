@@ -79,7 +79,7 @@ static const unsigned int opt_cmds[] = {
 	C_W | C_B, C_W | C_B | C_P | C_R, C_W | C_B | C_R, C_W | C_R, C_W | C_B | C_P | C_R, C_W,
 	C_W | C_V, C_ALL,
 	C_W | C_B | C_P, C_B, C_B | C_A, C_B, C_B, C_W | C_R,
-	C_P, C_P, C_P, C_V, C_R,
+	C_P, C_P | C_A, C_P, C_V, C_R,
 	C_P, C_P, C_P,
 	C_A, C_A, C_A,
 };
@@ -115,13 +115,20 @@ static int validate(struct aw_opts *o, char *err, size_t len)
 	if (o->cmd == AW_CMD_INFO)
 		return 0;
 	if (o->cmd == AW_CMD_ADVISE) {
-		if (o->page_size && (!aw_is_pow2(o->page_size) || o->page_size < AW_SECTOR ||
-				     o->page_size > 65536))
-			return aw_errf(err, len, "--page-size %llu must be a power of two from 512 to 64k",
-				    (unsigned long long)o->page_size);
-		if (o->direct && !o->innodb)
-			return aw_errf(err, len, "--direct goes with --innodb (PostgreSQL writes "
-				    "through the page cache)");
+		uint64_t lo = o->innodb ? 4096 : 1024, hi = o->innodb ? 65536 : 32768;
+
+		if (o->page_size && (!aw_is_pow2(o->page_size) || o->page_size < lo ||
+				     o->page_size > hi))
+			return aw_errf(err, len, "--page-size %llu must be a power of two from %lluk "
+				       "to %lluk for %s", (unsigned long long)o->page_size,
+				       (unsigned long long)lo / 1024, (unsigned long long)hi / 1024,
+				       o->innodb ? "InnoDB" : "PostgreSQL");
+		if ((o->direct || o->buffered) && !o->innodb)
+			return aw_errf(err, len, "--direct and --buffered go with --innodb "
+				       "(PostgreSQL writes through the page cache)");
+		if (o->innodb && o->direct == o->buffered)
+			return aw_errf(err, len, "--innodb needs --direct or --buffered (what "
+				       "innodb_flush_method says: O_DIRECT or fsync)");
 		return 0;
 	}
 	if (o->cmd == AW_CMD_PROBE) {

@@ -95,24 +95,21 @@ static void print_json(FILE *f, const char *path, const struct aw_advise_in *in,
 
 int aw_cmd_advise(const struct aw_opts *o)
 {
-	struct aw_advise_in in;
-	struct aw_advice a;
+	static struct aw_advise_in in;
+	static struct aw_advice a;
 	FILE *jf = NULL;
 
+	if (aw_advise_gather(o->path, o->innodb ? AW_DB_INNODB : AW_DB_POSTGRES, o->page_size,
+			     o->direct, &in))
+		return 1;
+	aw_advise(&in, &a);
 	if (o->json && strcmp(o->json, "-")) {
-		jf = fopen(o->json, "w");
+		jf = fopen(o->json, "we");
 		if (!jf) {
 			fprintf(stderr, "atomicw advise: opening %s: %s\n", o->json, strerror(errno));
 			return 1;
 		}
 	}
-	if (aw_advise_gather(o->path, o->innodb ? AW_DB_INNODB : AW_DB_POSTGRES, o->page_size,
-			     o->direct, &in)) {
-		if (jf)
-			fclose(jf);
-		return 1;
-	}
-	aw_advise(&in, &a);
 	if (o->json && !jf) {
 		print_json(stdout, o->path, &in, &a);
 	} else {
@@ -126,5 +123,9 @@ int aw_cmd_advise(const struct aw_opts *o)
 			}
 		}
 	}
-	return a.verdict == AW_SAFE ? 0 : a.verdict == AW_UNSAFE ? 2 : 3;
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "atomicw advise: writing the result: %s\n", strerror(errno));
+		return 1;
+	}
+	return a.verdict == AW_ADV_SAFE ? 0 : a.verdict == AW_ADV_UNSAFE ? 2 : 3;
 }

@@ -159,7 +159,8 @@ static const char race_help[] =
 "exit: 0 done; 1 bad usage or an I/O error.\n";
 
 static const char advise_help[] =
-"usage: atomicw advise DIR [--page-size P] [--innodb [--direct]] [--json FILE|-]\n"
+"usage: atomicw advise DIR [--page-size P] [--innodb --direct|--buffered]\n"
+"                          [--json FILE|-]\n"
 "\n"
 "Says whether the database in DIR (a PostgreSQL data directory, or with\n"
 "--innodb an InnoDB one) may turn off its torn-page protection\n"
@@ -170,15 +171,20 @@ static const char advise_help[] =
 "layers, chunks, atomic boundaries, loop devices, the write cache), and,\n"
 "for a database that writes through the page cache, whether the kernel\n"
 "keeps buffered blocks untorn (/sys/fs/xfs/DEV/untorn_buffered_bytes).\n"
-"It reads only; nothing is written to the device.\n"
+"Parts of DIR on other filesystems (tablespaces) make the verdict UNKNOWN:\n"
+"run it there too.  It reads only; nothing is written to the device.\n"
 "\n"
-"      --page-size P     the database page size (default: pg_controldata's\n"
-"                        'Database block size'; 16k with --innodb)\n"
-"      --innodb          an InnoDB data directory (innodb_doublewrite)\n"
-"      --direct          InnoDB writes with O_DIRECT (innodb_flush_method)\n"
+"      --page-size P     the database page size (PostgreSQL: pg_controldata's\n"
+"                        'Database block size', which must agree; InnoDB:\n"
+"                        innodb_page_size, required)\n"
+"      --innodb          an InnoDB data directory (innodb_doublewrite), with\n"
+"      --direct          innodb_flush_method=O_DIRECT (no RWF_ATOMIC: at best\n"
+"                        UNKNOWN), or\n"
+"      --buffered        innodb_flush_method=fsync (through the page cache)\n"
 "      --json FILE       also write the result as JSON ('-': JSON only, on stdout)\n"
 "\n"
-"exit: 0 SAFE; 1 bad usage or DIR cannot be examined; 2 UNSAFE; 3 UNKNOWN.\n";
+"exit: 0 SAFE; 1 bad usage, DIR cannot be examined or the result cannot be\n"
+"written; 2 UNSAFE; 3 UNKNOWN.\n";
 
 void aw_usage(enum aw_cmd cmd)
 {

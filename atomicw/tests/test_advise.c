@@ -246,48 +246,98 @@ static void test_verdicts(void)
 	struct aw_advice a;
 
 	/* lbs-atomic on a kernel with the buffered fix. */
-	CHECK(judge(252, 0, 16384, 8192, 1, 16384, 1, &a) == AW_SAFE);
+	CHECK(judge(252, 0, 16384, 8192, 1, 16384, 1, &a) == AW_ADV_SAFE);
 	CHECK(strstr(a.setting, "full_page_writes = off"));
 	/* The same without the buffered fix: PostgreSQL is not safe ... */
-	CHECK(judge(252, 0, 16384, 8192, 1, -1, 1, &a) == AW_UNSAFE);
+	CHECK(judge(252, 0, 16384, 8192, 1, -1, 1, &a) == AW_ADV_UNSAFE);
 	CHECK(has(&a, "buffered-writeback", AW_FAIL, "absent"));
-	/* ... InnoDB with O_DIRECT is. */
-	CHECK(judge(252, 0, 16384, 16384, 1, -1, 0, &a) == AW_SAFE);
-	CHECK(has(&a, "buffered-writeback", AW_NOTE, "O_DIRECT"));
+	/* ... and O_DIRECT without RWF_ATOMIC (InnoDB) is never more than UNKNOWN. */
+	CHECK(judge(252, 0, 16384, 16384, 1, -1, 0, &a) == AW_ADV_UNKNOWN);
+	CHECK(has(&a, "direct-writes", AW_UNKNOWN, "without RWF_ATOMIC"));
 	/* lbs-only: 16k blocks, no atomic unit on the device. */
-	CHECK(judge(252, 1, 16384, 8192, 0, 0, 1, &a) == AW_UNSAFE);
+	CHECK(judge(252, 1, 16384, 8192, 0, 0, 1, &a) == AW_ADV_UNSAFE);
 	CHECK(has(&a, "device-atomic", AW_FAIL, "tb1 reports no atomic writes"));
 	CHECK(has(&a, "statx-atomic", AW_FAIL, NULL));
 	CHECK(strstr(a.setting, "keep full_page_writes on"));
 	/* Baseline: 4k blocks under 8k pages. */
-	CHECK(judge(252, 1, 4096, 8192, 0, 0, 1, &a) == AW_UNSAFE);
+	CHECK(judge(252, 1, 4096, 8192, 0, 0, 1, &a) == AW_ADV_UNSAFE);
 	CHECK(has(&a, "block-holds-page", AW_FAIL, "8192-byte page spans 4096-byte blocks"));
 	/* XFS 4k on an atomic device: blocks fine for the device, pages span two. */
-	CHECK(judge(252, 0, 4096, 8192, 0, 0, 1, &a) == AW_UNSAFE);
+	CHECK(judge(252, 0, 4096, 8192, 0, 0, 1, &a) == AW_ADV_UNSAFE);
 	CHECK(has(&a, "block-holds-page", AW_FAIL, NULL));
 	/* A partition at 1 MiB is aligned; one 4k further is not. */
-	CHECK(judge(259, 1, 16384, 8192, 1, 16384, 1, &a) == AW_SAFE);
+	CHECK(judge(259, 1, 16384, 8192, 1, 16384, 1, &a) == AW_ADV_SAFE);
 	CHECK(has(&a, "partition-offset", AW_PASS, "nvme0n1p1"));
-	CHECK(judge(259, 2, 16384, 8192, 1, 16384, 1, &a) == AW_UNSAFE);
+	CHECK(judge(259, 2, 16384, 8192, 1, 16384, 1, &a) == AW_ADV_UNSAFE);
 	CHECK(has(&a, "partition-offset", AW_FAIL, "nvme0n1p2 starts at byte 1052672"));
 	/* dm that passes no atomic limits up names itself and what is below. */
-	CHECK(judge(253, 0, 16384, 8192, 0, 0, 1, &a) == AW_UNSAFE);
+	CHECK(judge(253, 0, 16384, 8192, 0, 0, 1, &a) == AW_ADV_UNSAFE);
 	CHECK(has(&a, "device-atomic", AW_FAIL, "dm-0 (dm, dm name vg-data)"));
 	CHECK(has(&a, "device-atomic", AW_FAIL, "although sda below it does"));
 	/* md raid0 with a chunk smaller than the block. */
-	CHECK(judge(9, 0, 16384, 8192, 1, 16384, 1, &a) == AW_UNSAFE);
+	CHECK(judge(9, 0, 16384, 8192, 1, 16384, 1, &a) == AW_ADV_UNSAFE);
 	CHECK(has(&a, "chunk", AW_FAIL, "md0 (md) splits I/O every 4096 bytes"));
 	/* A loop device: no atomic unit, and said to be a loop. */
-	CHECK(judge(7, 0, 16384, 8192, 0, 0, 1, &a) == AW_UNSAFE);
+	CHECK(judge(7, 0, 16384, 8192, 0, 0, 1, &a) == AW_ADV_UNSAFE);
 	CHECK(has(&a, "loop", AW_NOTE, "/srv/db.img"));
 	/* A kernel without atomic write attributes. */
-	CHECK(judge(8, 0, 16384, 8192, 0, -1, 1, &a) == AW_UNSAFE);
+	CHECK(judge(8, 0, 16384, 8192, 0, -1, 1, &a) == AW_ADV_UNSAFE);
 	CHECK(has(&a, "device-atomic", AW_FAIL, "before 6.11"));
 	/* Unknown page size: never SAFE. */
-	CHECK(judge(252, 0, 16384, 0, 1, 16384, 1, &a) == AW_UNSURE);
+	CHECK(judge(252, 0, 16384, 0, 1, 16384, 1, &a) == AW_ADV_UNKNOWN);
 	CHECK(has(&a, "page-size", AW_UNKNOWN, NULL) && strstr(a.setting, "until"));
 	/* A page larger than what the kernel keeps untorn. */
-	CHECK(judge(252, 0, 16384, 32768, 1, 16384, 1, &a) == AW_UNSAFE);
+	CHECK(judge(252, 0, 16384, 32768, 1, 16384, 1, &a) == AW_ADV_UNSAFE);
+}
+
+/* What the gathering can add: a tablespace elsewhere, a statx error, a page
+ * size the cluster contradicts, a partition whose disk has a bad chunk. */
+static void test_more(void)
+{
+	struct aw_advise_in in = { .db = AW_DB_POSTGRES, .page = 8192, .buffered = 1 };
+	struct aw_advice a;
+	char err[256];
+
+	snprintf(in.page_source, sizeof(in.page_source), "test");
+	snprintf(in.fs.fstype, sizeof(in.fs.fstype), "xfs");
+	snprintf(in.fs.probe, sizeof(in.fs.probe), "/db/global/pg_control");
+	snprintf(in.fs.fs_sysfs, sizeof(in.fs.fs_sysfs), "/sys/fs/xfs/tb0/untorn_buffered_bytes");
+	in.fs.fs_block = 16384;
+	in.fs.statx_atomic = 1;
+	in.fs.stx_awu_min = in.fs.stx_awu_max = 16384;
+	in.fs.untorn_buffered = 16384;
+	CHECK(aw_stack_walk(root, 252, 0, &in.stack, err, sizeof(err)) == 0);
+	aw_advise(&in, &a);
+	CHECK(a.verdict == AW_ADV_SAFE && strstr(a.setting, "pg_rewind"));
+
+	snprintf(in.fs.elsewhere, sizeof(in.fs.elsewhere), "pg_tblspc/16385 -> /mnt/ts");
+	aw_advise(&in, &a);
+	CHECK(a.verdict == AW_ADV_UNKNOWN && has(&a, "other-filesystems", AW_UNKNOWN, "/mnt/ts"));
+	in.fs.elsewhere[0] = '\0';
+
+	in.fs.statx_err = EPERM;
+	aw_advise(&in, &a);
+	CHECK(a.verdict == AW_ADV_UNKNOWN && has(&a, "statx-atomic", AW_UNKNOWN, "statx failed"));
+	in.fs.statx_err = 0;
+
+	in.page_other = 32768;
+	aw_advise(&in, &a);
+	CHECK(a.verdict == AW_ADV_UNSAFE && has(&a, "page-size", AW_FAIL, "says 32768"));
+	in.page_other = 0;
+
+	/* A partition of md0: the chunk failure is reported once, for md0. */
+	put("devices/virtual/block/md0/md0p1/partition", "1");
+	put("devices/virtual/block/md0/md0p1/start", "2048");
+	link_to("dev/block/259:9", "../../devices/virtual/block/md0/md0p1");
+	CHECK(aw_stack_walk(root, 259, 9, &in.stack, err, sizeof(err)) == 0 && in.stack.n == 4);
+	aw_advise(&in, &a);
+	{
+		int chunks = 0;
+
+		for (int i = 0; i < a.n; i++)
+			chunks += !strcmp(a.c[i].id, "chunk");
+		CHECK(chunks == 1 && has(&a, "chunk", AW_FAIL, "md0 (md)"));
+	}
 }
 
 int main(void)
@@ -303,6 +353,7 @@ int main(void)
 	test_mountinfo();
 	test_statx();
 	test_verdicts();
+	test_more();
 	{
 		char cmd[PATH_MAX + 16];
 

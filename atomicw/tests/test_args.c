@@ -108,8 +108,15 @@ int main(void)
 	      !strcmp(o.json, "-"));
 	CHECK(PARSE("advise") == -1 && said("missing PATH"));
 	CHECK(PARSE("advise", "/db", "--page-size", "3000") == -1 && said("power of two"));
-	CHECK(PARSE("advise", "/db", "--page-size", "128k") == -1 && said("64k"));
-	CHECK(PARSE("advise", "/db", "--direct") == -1 && said("--innodb"));
+	CHECK(PARSE("advise", "/db", "--page-size", "64k") == -1 && said("32k for PostgreSQL"));
+	CHECK(PARSE("advise", "/db", "--page-size", "512") == -1 && said("from 1k"));
+	CHECK(PARSE("advise", "/db", "--innodb", "--buffered", "--page-size", "128k") == -1 &&
+	      said("64k for InnoDB"));
+	CHECK(PARSE("advise", "/db", "--direct") == -1 && said("go with --innodb"));
+	CHECK(PARSE("advise", "/db", "--innodb") == -1 && said("--direct or --buffered"));
+	CHECK(PARSE("advise", "/db", "--innodb", "--direct", "--buffered") == -1 &&
+	      said("--direct or --buffered"));
+	CHECK(PARSE("advise", "/db", "--innodb", "--buffered") == 0 && o.buffered && !o.direct);
 	CHECK(PARSE("advise", "/db", "-b", "16k") == -1 && said("does not take --block-size"));
 	CHECK(PARSE("write", "x", "-b", "4k", "-j", "j", "--innodb") == -1 &&
 	      said("does not take --innodb"));

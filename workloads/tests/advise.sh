@@ -9,8 +9,9 @@
 #   traps: 4k XFS on an atomic device (UNSAFE, page spans blocks), XFS on a
 #   loop device over a file (UNSAFE, the loop layer named), a 32k page on
 #   16k blocks (UNSAFE); and 16k XFS on 16k sectors, one logical block per
-#   block (SAFE: the kernel keeps those untorn too), InnoDB with O_DIRECT
-#   on lbs-atomic (SAFE, JSON).
+#   block (SAFE: the kernel keeps those untorn too); InnoDB on lbs-atomic
+#   through the page cache (SAFE) and with O_DIRECT (UNKNOWN: no RWF_ATOMIC,
+#   also as JSON); a tablespace on another filesystem (UNKNOWN).
 # vm: mem=2048 timeout=900
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
@@ -75,10 +76,15 @@ for cfg in "${cfgs[@]}"; do
 	esac
 	if [ "$cfg" = lbs-atomic ]; then
 		advise "$mnt/data" 2 block-holds-page FAIL "32768-byte page spans" -- --page-size 32k
-		out=$("$ATOMICW" advise "$mnt/data" --innodb --direct --json -) ||
-			t_fail "advise --innodb --direct on lbs-atomic: exit $?: $out"
-		grep -q '"verdict": "SAFE"' <<<"$out" || t_fail "advise --json: not SAFE: $out"
-		t_log "  --innodb --direct --json: SAFE"
+		advise "$mnt/data" 0 buffered-writeback ok "is 16384" -- --innodb --buffered --page-size 16k
+		advise "$mnt/data" 3 direct-writes unknown "without RWF_ATOMIC" -- --innodb --direct \
+			--page-size 16k
+		rc=0
+		out=$("$ATOMICW" advise "$mnt/data" --innodb --direct --page-size 16k --json -) || rc=$?
+		if [ "$rc" -ne 3 ] || ! grep -q '"verdict": "UNKNOWN"' <<<"$out"; then
+			t_fail "advise --innodb --direct --json: exit $rc, not UNKNOWN: $out"
+		fi
+		t_log "  --innodb --direct --json: UNKNOWN"
 	fi
 	unfs adv
 done
@@ -91,6 +97,11 @@ unfs adv
 t_log "16k XFS on 16k sectors (a block is one logical block)"
 fs adv 16384 16384 physical_block_size=16384 pawu=16384 atomic_unit_min=16384 atomic_unit_max=65536
 advise "$mnt/data" 0 buffered-writeback ok "is 16384"
+t_log "trap: a tablespace on another filesystem"
+mkdir -p /tmp/advise-ts "$mnt/data/pg_tblspc"
+ln -s /tmp/advise-ts "$mnt/data/pg_tblspc/16385" || t_fail "linking a tablespace failed"
+advise "$mnt/data" 3 other-filesystems unknown "pg_tblspc/16385 -> /tmp/advise-ts"
+rm "$mnt/data/pg_tblspc/16385"
 
 t_log "trap: 16k XFS on a loop device over a file"
 truncate -s 400m "$mnt/img" || t_fail "creating $mnt/img failed"
@@ -103,4 +114,4 @@ advise /mnt/advise-loop/data 2 loop note "$mnt/img"
 umount /mnt/advise-loop || t_fail "umount of the loop filesystem failed"
 losetup -d "$loop" || t_fail "losetup -d $loop failed"
 unfs adv
-t_pass "advise gave the expected verdict and cause on ${#cfgs[@]} configurations, 4 traps and 16k sectors"
+t_pass "advise gave the expected verdict and cause on ${#cfgs[@]} configurations, 5 traps, 16k sectors and InnoDB"
