@@ -156,7 +156,7 @@ def cell(s, digits=0):
 
 
 def rep_ratios(rows):
-    """Median over repetitions of config/baseline, both from the same repetition."""
+    """config/baseline per repetition (both from the same one), as a spread over them."""
     by = {}
     for r in rows:
         by[(r["workload"], r["rep"], r["config"])] = r
@@ -169,7 +169,16 @@ def rep_ratios(rows):
             x, y = num(r[m]), num(b[m])
             if x is not None and y:
                 out.setdefault((w, c, m), []).append(x / y)
-    return {k: statistics.median(v) for k, v in out.items()}
+    return {k: spread(v) for k, v in out.items()}
+
+
+def ratio_cell(s):
+    """A ratio against baseline: median over repetitions, then their min–max."""
+    if not s:
+        return "n/a"
+    if s["n"] == 1:
+        return f"{fmt(s['median'], 2)}x"
+    return f"{fmt(s['median'], 2)}x ({fmt(s['min'], 2)}–{fmt(s['max'], 2)})"
 
 
 def gnuplot(script):
@@ -357,7 +366,9 @@ def main():
 "configurations interleaved in rotating order in one boot.  Cells show the median "
                  "and (min–max) over repetitions.  Ratios are the median of per-repetition ratios "
                  "(each configuration against baseline in the same repetition), which cancels the "
-                 "machine's drift between repetitions that the min–max ranges show.  WAL and "
+                 "machine's drift between repetitions that the min–max ranges show, followed by "
+                 "their own min–max over repetitions: with this few repetitions that range is "
+                 "the interval there is, not a confidence interval.  WAL and "
                  "full-page images come from `pg_stat_wal`, checkpoints from `pg_stat_bgwriter`, "
                  "device bytes from tornblk's counter for the data device (including the writeback "
                  "of what the run dirtied, forced by the clean stop).  Device model: "
@@ -376,9 +387,9 @@ def main():
                     continue
                 tr = ratios.get((w, c, "tps"))
                 wr = ratios.get((w, c, "wal_bytes_per_txn"))
-                L.append(f"| {c} | {cell(s['tps'], 1)} | {fmt(tr, 2) + 'x' if tr else 'n/a'} | "
+                L.append(f"| {c} | {cell(s['tps'], 1)} | {ratio_cell(tr)} | "
                          f"{cell(s['lat_p95_ms'], 1)} | {cell(s['lat_p99_ms'], 1)} | "
-                         f"{cell(s['wal_bytes_per_txn'])} | {fmt(wr, 2) + 'x' if wr else 'n/a'} | "
+                         f"{cell(s['wal_bytes_per_txn'])} | {ratio_cell(wr)} | "
                          f"{cell(s['fpi_per_txn'], 2)} | {cell(s['data_dev_bytes_per_txn'])} | "
                          f"{cell(s['checkpoints'])} |")
             L.append("")
@@ -477,8 +488,8 @@ def meaning(bench, ratios, crash, workloads):
         if b and a:
             tr = ratios.get((w, "lbs-atomic", "tps"))
             wr = ratios.get((w, "lbs-atomic", "wal_bytes_per_txn"))
-            L.append(f"- {w}: lbs-atomic ran at {fmt(tr, 2)}x baseline's TPS and wrote "
-                     f"{fmt(wr, 2)}x its WAL per transaction "
+            L.append(f"- {w}: lbs-atomic ran at {ratio_cell(tr)} baseline's TPS and wrote "
+                     f"{ratio_cell(wr)} its WAL per transaction "
                      f"({fmt(a['fpi_per_txn']['median'], 2)} vs {fmt(b['fpi_per_txn']['median'], 2)} "
                      "full-page images per transaction).")
             u = bench.get((w, "unsafe"))
