@@ -12,8 +12,6 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "pg_controldata.h"
 #include "util.h"
@@ -170,7 +168,7 @@ static void ask_statx(const char *dir, const struct stat *dst, struct aw_fs_fact
 int aw_advise_gather(const char *path, enum aw_db db, uint64_t page, int direct,
 		     struct aw_advise_in *in)
 {
-	char real[PATH_MAX], dev[64], sysdev[PATH_MAX], sysreal[PATH_MAX], err[256];
+	char real[PATH_MAX], sysdev[PATH_MAX], sysreal[PATH_MAX], err[256];
 	struct statfs sfs;
 	struct stat st;
 	FILE *f;
@@ -225,13 +223,13 @@ int aw_advise_gather(const char *path, enum aw_db db, uint64_t page, int direct,
 	in->fs.untorn_buffered = -1;
 	snprintf(sysdev, sizeof(sysdev), "/sys/dev/block/%u:%u", major(st.st_dev),
 		 minor(st.st_dev));
+	/* The stack's first layer is the device XFS names its sysfs directory after. */
 	if (!realpath(sysdev, sysreal)) {
 		if (errno == ENOENT)
 			return 0; /* not on a block device (tmpfs, NFS): no stack */
 		fprintf(stderr, "atomicw advise: %s: %s\n", sysdev, strerror(errno));
 		return -1;
 	}
-	snprintf(dev, sizeof(dev), "%s", strrchr(sysreal, '/') + 1);
 	if (aw_stack_walk("/sys", major(st.st_dev), minor(st.st_dev), &in->stack, err,
 			  sizeof(err))) {
 		fprintf(stderr, "atomicw advise: %s\n", err);
@@ -242,7 +240,7 @@ int aw_advise_gather(const char *path, enum aw_db db, uint64_t page, int direct,
 		char buf[64];
 
 		snprintf(in->fs.fs_sysfs, sizeof(in->fs.fs_sysfs),
-			 "/sys/fs/xfs/%s/untorn_buffered_bytes", dev);
+			 "/sys/fs/xfs/%s/untorn_buffered_bytes", in->stack.l[0].name);
 		f = fopen(in->fs.fs_sysfs, "re");
 		if (!f && errno != ENOENT) {
 			fprintf(stderr, "atomicw advise: %s: %s\n", in->fs.fs_sysfs, strerror(errno));
