@@ -32,7 +32,8 @@
 # the data device at the cut, or no WAL redo) is "untested", never clean.
 # One CSV row per cycle is appended to DIR/crash.csv (resumable: cycle
 # numbers continue after the rows already there) and each cycle's server
-# log is kept in DIR/logs/.
+# log and pg_amcheck output are kept in DIR/logs/ (amcheck_errors counts
+# the relations pg_amcheck reported, one header line each).
 # --check applies the configuration's role (configs.tsv): protected ones
 # must have only clean cycles; controls must show corruption (with
 # --until-corrupt: stop at the first corrupt cycle).
@@ -217,8 +218,11 @@ cycle() {
 		else
 			am_rc=0
 			as_pg "$PGBIN/pg_amcheck" -h "$PGSOCK" -U postgres --all --install-missing \
-				--heapallindexed --parent-check --rootdescend >/tmp/amcheck.out 2>&1 || am_rc=$?
-			am_err=$(grep -c . /tmp/amcheck.out || true)
+				--heapallindexed --parent-check --rootdescend >/tmp/amcheck.out 2>/tmp/amcheck.err || am_rc=$?
+			# Each corruption report starts with a line naming its relation
+			# on stdout; notices and warnings go to stderr.
+			am_err=$(grep -cE '^(heap table|btree index) "' /tmp/amcheck.out || true)
+			cat /tmp/amcheck.out /tmp/amcheck.err >"${clog%.log}.amcheck"
 			vis=$(check_visibility) || t_fail "cycle $c: pg_visibility query failed"
 			psql_q -d sbtest -c "COPY (SELECT tid || ' ' || seq FROM ledger) TO STDOUT" \
 				>/tmp/ledger.db || t_fail "cycle $c: reading the ledger failed"
