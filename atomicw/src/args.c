@@ -28,7 +28,7 @@ enum {
 	OPT_SEED = 's', OPT_ATOMIC = 'a', OPT_VERBOSE = 'v', OPT_HELP = 'h',
 	OPT_CREATE = 256, OPT_CSV, OPT_JSON, OPT_MODES, OPT_ROUNDS, OPT_GEN_BASE,
 	OPT_IOVECS, OPT_BUFFERED, OPT_URING, OPT_UNIT, OPT_RACE_US, OPT_APPEND,
-	OPT_FAULT_TAIL, OPT_RIVAL, OPT_PAGE_SIZE, OPT_INNODB, OPT_DIRECT,
+	OPT_FAULT_TAIL, OPT_RIVAL, OPT_ROUNDS_CSV, OPT_PAGE_SIZE, OPT_INNODB, OPT_DIRECT,
 };
 
 #define C_W (1u << AW_CMD_WRITE)
@@ -55,6 +55,7 @@ static const struct option longopts[] = {
 	{ "create", required_argument, NULL, OPT_CREATE },
 	{ "csv", required_argument, NULL, OPT_CSV },
 	{ "json", required_argument, NULL, OPT_JSON },
+	{ "rounds-csv", required_argument, NULL, OPT_ROUNDS_CSV },
 	{ "modes", required_argument, NULL, OPT_MODES },
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
 	{ "gen-base", required_argument, NULL, OPT_GEN_BASE },
@@ -78,7 +79,7 @@ static const unsigned int opt_cmds[] = {
 	C_W | C_V | C_B | C_P | C_R,
 	C_W | C_B, C_W | C_B | C_P | C_R, C_W | C_B | C_R, C_W | C_R, C_W | C_B | C_P | C_R, C_W,
 	C_W | C_V, C_ALL,
-	C_W | C_B | C_P, C_B, C_B | C_A, C_B, C_B, C_W | C_R,
+	C_W | C_B | C_P, C_B, C_B | C_A, C_B /* rounds-csv */, C_B, C_B, C_W | C_R,
 	C_P, C_P | C_A, C_P, C_V, C_R,
 	C_P, C_P, C_P,
 	C_A, C_A, C_A,
@@ -244,6 +245,7 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 		case OPT_JOURNAL: o->journal = optarg; break;
 		case OPT_CSV: o->csv = optarg; break;
 		case OPT_JSON: o->json = optarg; break;
+		case OPT_ROUNDS_CSV: o->rounds_csv = optarg; break;
 		case OPT_MODES: o->modes = optarg; break;
 		case OPT_ATOMIC: o->atomic = 1; break;
 		case OPT_VERBOSE: o->verbose = 1; break;

@@ -26,6 +26,7 @@ struct aw_opts {
 	const char *journal;
 	const char *csv;
 	const char *json;
+	const char *rounds_csv; /* bench: one row per round and mode */
 	const char *modes; /* bench: comma list of plain,atomic,doublewrite */
 	uint64_t block_size;
 	uint64_t blocks;   /* 0: as many as fit */

@@ -27,6 +27,7 @@ struct mode_result {
 struct bench {
 	const struct aw_opts *o;
 	FILE *csv, *json;	/* opened before the run: a bad path fails early */
+	FILE *rounds;		/* --rounds-csv */
 	struct aw_target t;
 	struct aw_ring ring;
 	struct aw_rng rng;
@@ -117,10 +118,11 @@ static int one_batch(struct bench *b, enum mode m, uint64_t *done_ns)
 	return 0;
 }
 
-static int run_mode(struct bench *b, enum mode m)
+/* One mode's share of a round; with --rounds-csv, its own row. */
+static int run_mode(struct bench *b, enum mode m, uint64_t round)
 {
 	const struct aw_opts *o = b->o;
-	uint64_t done_ns[1024], t0 = aw_now_ns(), n = 0;
+	uint64_t done_ns[1024], t0 = aw_now_ns(), n = 0, ns;
 	uint64_t limit_ns = o->seconds * 1000000000ull;
 
 	while (o->seconds ? aw_now_ns() - t0 < limit_ns : n < o->count) {
@@ -128,7 +130,12 @@ static int run_mode(struct bench *b, enum mode m)
 			return -1;
 		n += b->qd;
 	}
-	b->r[m].ns += aw_now_ns() - t0;
+	ns = aw_now_ns() - t0;
+	b->r[m].ns += ns;
+	if (b->rounds)
+		fprintf(b->rounds, "%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",%.3f,%.1f\n", round + 1,
+			mode_names[m], o->block_size, n, (double)ns / 1e9,
+			ns ? (double)n * 1e9 / (double)ns : 0);
 	return 0;
 }
 
@@ -244,7 +251,7 @@ int aw_cmd_bench(const struct aw_opts *o)
 
 	b.t.fd = -1;
 	if (parse_modes(&b, o->modes) || open_out(&b.csv, o->csv) ||
-	    open_out(&b.json, o->json) ||
+	    open_out(&b.json, o->json) || open_out(&b.rounds, o->rounds_csv) ||
 	    aw_target_open(&b.t, o->path, O_WRONLY, o->create))
 		goto out;
 	b.qd = o->qd > 1024 ? 1024 : o->qd;
@@ -261,6 +268,8 @@ int aw_cmd_bench(const struct aw_opts *o)
 		ret = 2;
 		goto out;
 	}
+	if (b.rounds)
+		fprintf(b.rounds, "round,mode,block_size,writes,seconds,iops\n");
 	b.bufs = aw_alloc_aligned(b.qd * bs);
 	b.batch = calloc(b.qd, sizeof(*b.batch));
 	if (!b.bufs || !b.batch || aw_ring_init(&b.ring, (unsigned int)b.qd + 1))
@@ -276,11 +285,14 @@ int aw_cmd_bench(const struct aw_opts *o)
 				continue;
 			fprintf(stderr, "atomicw: bench round %" PRIu64 "/%" PRIu64 ": %s\n",
 				round + 1, o->rounds, mode_names[m]);
-			if (run_mode(&b, (enum mode)m))
+			if (run_mode(&b, (enum mode)m, round))
 				goto out_ring;
 		}
 	}
 	ret = report(&b) ? 1 : 0;
+	if (close_out(b.rounds, o->rounds_csv))
+		ret = 1;
+	b.rounds = NULL;
 out_ring:
 	aw_ring_exit(&b.ring);
 out:
@@ -293,5 +305,7 @@ out:
 		fclose(b.csv);
 	if (b.json)
 		fclose(b.json);
+	if (b.rounds)
+		fclose(b.rounds);
 	return ret;
 }

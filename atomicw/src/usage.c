@@ -101,7 +101,9 @@ static const char bench_help[] =
 "      --rounds R        interleaved rounds (default 3)\n"
 "      --create SIZE     create or extend a regular file to SIZE first\n"
 "      --csv FILE        write results as CSV\n"
-"      --json FILE       write results as JSON\n";
+"      --json FILE       write results as JSON\n"
+"      --rounds-csv FILE one row per round and mode (round, mode, block_size,\n"
+"                        writes, seconds, iops): per-round ratios\n";
 
 static const char probe_help[] =
 "usage: atomicw probe PATH --block-size LEN [options]\n"
