@@ -1,128 +1,451 @@
 #!/bin/bash
-# The benchmark matrix (runs in the guest): sysbench on PostgreSQL for each
-# configuration, side by side in one boot, in an order rotated per
-# repetition so that drift in the machine's speed spreads over all of them.
+# The benchmark matrix (runs in the guest): PostgreSQL under sysbench and
+# pgbench for each configuration, side by side in one boot.
 # Usage: bench.sh [--configs LIST] [--workloads LIST] [--reps N]
-#                 [--time SEC] [--warmup SEC] [--dma-us US] [--out DIR]
-# LIST is comma separated.  Each run: fresh devices and cluster (lib.sh),
-# a warm-up run, statistics reset, the measured run with a latency
-# histogram; then pg_stat_wal, pg_stat_bgwriter and the tornblk counters.
-# One CSV row per run goes to DIR/bench.csv.  --dma-us US: the devices
-# capture write data US microseconds per page after submission, as a real
-# device's DMA does (0, the default, copies it at submission): only then
-# does a write() into a block under writeback wait where a file has stable
-# writes, so only then is that cost of the buffered fix in the numbers.
+#                 [--events N] [--ckpt-every LIST] [--warmup-events N]
+#                 [--timed SEC] [--dma-us US] [--out DIR]
+#                 [--timed-configs LIST] [--table-size ROWS]
+#                 [--pgbench-scale S] [--check]
+# LIST is comma separated.  --table-size and --pgbench-scale size the data
+# set (defaults in lib.sh); --check (the test) asserts what every run of
+# this invocation recorded: exactly N transactions, exactly N/K requested
+# checkpoints and no timed one, full-page images only with
+# full_page_writes on, WAL replayed by the crash recovery, a per-second
+# series and the timer's checkpoints for the timed runs.
+#
+# Fixed work (one cell per workload and K of --ckpt-every): each run does
+# exactly N transactions (--events) after a warm-up of --warmup-events and
+# a checkpoint, and issues a CHECKPOINT after every K of them: the load runs
+# in segments of K transactions, each segment's checkpoint overlapping the
+# next segment (the last one waited for).  Full-page images and WAL per
+# transaction then follow K, not the emulator's speed of the moment.  Then
+# one more segment runs, the server is killed (kill -9), and the restart's
+# crash recovery time and replayed WAL are recorded.
+# Timed (--timed SEC, 0 for none): per workload and configuration one run
+# of SEC seconds with checkpoint_timeout = 30s, its per-second TPS and the
+# checkpoints' start and end kept in DIR/series/ for the TPS-over-time plot
+# (--timed-configs: only for those configurations; default all).
+# Repetitions interleave: every fixed-work cell runs each configuration
+# once per repetition, in the order of a Williams design (order() below),
+# so that none always runs first or last or next to the same neighbour.
+# Resumable: runs already in DIR/bench.csv (same columns) are skipped.
+#
+# Workloads: oltp_write_only, oltp_read_write, oltp_update_index (sysbench;
+# NAME:uniform for --rand-type=uniform, else sysbench's default "special"
+# distribution), pgbench-tpcb (pgbench's standard script), pgbench-N (-N,
+# without the branch and teller updates).  Each run: fresh devices and
+# cluster (lib.sh, profile bench: a data set about three times
+# shared_buffers, autovacuum on).  --dma-us US: the devices capture write
+# data US microseconds per page after submission, as a real device's DMA
+# does (0, the default, copies it at submission): only then does a write()
+# into a block under writeback wait where a file has stable writes, so only
+# then is that cost of the buffered fix in the numbers.
 # vm: mem=3072 timeout=2400
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
+WL_PROFILE=bench
 # shellcheck source=workloads/lib.sh
 . /lbs/src/workloads/lib.sh
 
-configs=$(wl_configs | paste -sd,) # every configuration of configs.tsv
-workloads=oltp_write_only,oltp_read_write
-reps=2 secs=30 warmup=10 out=/lbs-out dma_us=0
+configs=$(wl_configs all | paste -sd,) # every configuration of configs.tsv
+workloads=oltp_write_only
+reps=2 events=2000 ckpt_every=500 warmup=200 timed=0 out=/lbs-out dma_us=0 check=0
+timed_configs='' 
 while [ $# -gt 0 ]; do
 	case $1 in
 	--configs) configs=${2:?}; shift 2 ;;
 	--workloads) workloads=${2:?}; shift 2 ;;
 	--reps) reps=${2:?}; shift 2 ;;
-	--time) secs=${2:?}; shift 2 ;;
-	--warmup) warmup=${2:?}; shift 2 ;;
+	--events) events=${2:?}; shift 2 ;;
+	--ckpt-every) ckpt_every=${2:?}; shift 2 ;;
+	--warmup-events) warmup=${2:?}; shift 2 ;;
+	--timed) timed=${2:?}; shift 2 ;;
+	--timed-configs) timed_configs=${2:?}; shift 2 ;;
 	--dma-us) dma_us=${2:?}; shift 2 ;;
 	--out) out=${2:?}; shift 2 ;;
+	--table-size) WL_TABLE_SIZE=${2:?}; shift 2 ;;
+	--pgbench-scale) WL_PGBENCH_SCALE=${2:?}; shift 2 ;;
+	--check) check=1; shift ;;
 	*) t_fail "unknown argument '$1'" ;;
 	esac
 done
 T_NAME=bench
 t_require sysbench runuser
-for v in "$reps" "$secs" "$warmup" "$dma_us"; do
-	case $v in '' | *[!0-9]*) t_fail "--reps, --time, --warmup and --dma-us take whole numbers, got '$v'" ;; esac
+for v in "$reps" "$events" "$warmup" "$timed" "$dma_us" "$WL_TABLE_SIZE" "$WL_PGBENCH_SCALE"; do
+	case $v in '' | *[!0-9]*) t_fail "--reps, --events, --warmup-events, --timed, --dma-us, --table-size and --pgbench-scale take whole numbers, got '$v'" ;; esac
 done
+if [ "$WL_TABLE_SIZE" -lt 1000 ] || [ "$WL_PGBENCH_SCALE" -lt 1 ]; then
+	t_fail "--table-size must be at least 1000 rows and --pgbench-scale at least 1"
+fi
+WL_TEMPLATE=$WL_TEMPLATE-${WL_TABLE_SIZE}-$WL_PGBENCH_SCALE
+[ "$reps" -ge 1 ] || t_fail "--reps must be at least 1"
 WL_DMA_US=$dma_us
 IFS=, read -r -a cfg_list <<<"$configs"
 IFS=, read -r -a wl_list <<<"$workloads"
-for c in "${cfg_list[@]}"; do wl_config "$c"; done
+IFS=, read -r -a k_list <<<"$ckpt_every"
+IFS=, read -r -a timed_list <<<"${timed_configs:-$configs}"
+for c in "${cfg_list[@]}" "${timed_list[@]}"; do wl_config "$c"; done
 for w in "${wl_list[@]}"; do
-	case $w in oltp_write_only | oltp_read_write | oltp_update_index) ;;
-	*) t_fail "unknown workload '$w' (oltp_write_only, oltp_read_write, oltp_update_index)" ;;
+	case $w in
+	oltp_write_only | oltp_read_write | oltp_update_index) ;;
+	oltp_write_only:uniform | oltp_read_write:uniform | oltp_update_index:uniform) ;;
+	pgbench-tpcb | pgbench-N) ;;
+	*) t_fail "unknown workload '$w' (oltp_write_only, oltp_read_write, oltp_update_index, each with :uniform or not; pgbench-tpcb, pgbench-N)" ;;
 	esac
 done
+# pgbench runs -t per client: every count must split evenly over the threads.
+for k in "${k_list[@]}" "$events" "$warmup"; do
+	case $k in '' | *[!0-9]* | 0) t_fail "--ckpt-every takes whole numbers above 0, got '$k'" ;; esac
+	[ $((k % WL_THREADS)) -eq 0 ] ||
+		t_fail "transaction counts must be multiples of the $WL_THREADS client threads, got $k"
+done
+for k in "${k_list[@]}"; do
+	[ $((events % k)) -eq 0 ] || t_fail "--events $events is not a multiple of --ckpt-every $k"
+done
+
+mkdir -p "$out/series"
 csv=$out/bench.csv
-echo "kernel,config,xfs_bs,pawu,atomic_unit,full_page_writes,dma_delay_us,workload,rep,threads,tables,table_size,seconds,transactions,tps,lat_avg_ms,lat_p95_ms,lat_p99_ms,wal_bytes,wal_fpi,wal_records,checkpoints,data_dev_bytes,wal_dev_bytes,wal_bytes_per_txn,fpi_per_txn,data_dev_bytes_per_txn" >"$csv"
+columns="kernel,config,xfs_bs,pawu,atomic_unit,full_page_writes,wal_compression,dma_delay_us,mode,workload,rep,ckpt_every,threads,data_set,warmup_events,transactions,seconds,wall_seconds,checkpoint_wait_s,tps,tps_cv,lat_avg_ms,lat_p95_ms,lat_p99_ms,wal_bytes,wal_fpi,wal_records,checkpoints_req,checkpoints_timed,checkpoint_waits,buffers_checkpoint,buffers_clean,buffers_backend,autovacuums,data_dev_bytes,wal_dev_bytes,wal_bytes_per_txn,wal_dev_bytes_per_txn,fpi_per_txn,data_dev_bytes_per_txn,recovery_s,restart_s,recovery_wal_bytes"
+if [ -s "$csv" ]; then
+	[ "$(head -n 1 "$csv")" = "$columns" ] ||
+		t_fail "$csv has other columns than this version writes; move it away"
+else
+	echo "$columns" >"$csv"
+fi
 
 wl_template
-WL_FPW="on for baseline, off for the others" wl_pg_settings >"$out/pg-settings.conf"
+WL_FPW="from configs.tsv" WL_WALCOMP="from configs.tsv" wl_pg_settings >"$out/pg-settings.conf"
 
-# percentiles FILE: "p95 p99" in ms from sysbench's latency histogram.
-percentiles() {
-	awk '/^ *[0-9.]+ \|/ { v[n] = $1; c[n] = $NF; t += $NF; n++ }
-	END {
-		if (!t) { print "NA NA"; exit }
-		for (i = 0; i < n; i++) {
-			s += c[i]
-			if (!p95 && s >= 0.95 * t) p95 = v[i]
-			if (!p99 && s >= 0.99 * t) p99 = v[i]
-		}
-		print p95, p99
-	}' "$1"
+# done_already MODE WORKLOAD REP K CONFIG: this run has its row, with the
+# same device model, data set and amount of work (another mode of
+# workloads/run writes rows of its own).
+done_already() {
+	awk -F, -v m="$1" -v w="$2" -v r="$3" -v k="$4" -v c="$5" -v n="$events" -v wu="$warmup" \
+		-v dma="$WL_DMA_US" -v ds="$(data_set "$2")" -v t="$timed" '
+		NR == 1 { for (i = 1; i <= NF; i++) f[$i] = i; next }
+		$f["mode"] == m && $f["workload"] == w && $f["rep"] == r && $f["ckpt_every"] == k &&
+		$f["config"] == c && $f["dma_delay_us"] == dma && $f["data_set"] == ds &&
+		$f["warmup_events"] == wu && (m == "timed" || $f["transactions"] == n) { found = 1 }
+		END { exit !found }' "$csv"
 }
 
-run_one() { # run_one CONFIG WORKLOAD REP
-	local config=$1 wl=$2 rep=$3 d0 w0 d1 w1 txns tps avg p95 p99 wal ckpt
+# drive WORKLOAD N LATS: exactly N transactions of WORKLOAD; appends their
+# latencies to LATS as "ms count" lines (sysbench: its histogram buckets,
+# about 2% wide; pgbench: each transaction from its log).  Prints "WALL
+# DRIVER": the wall seconds, and the seconds the driver itself counts for
+# the transactions, without its start-up and connections (sysbench: N over
+# its "per sec." rate; pgbench: N over its tps "without initial connection
+# time").
+drive() {
+	local wl=$1 n=$2 lats=$3 t0 t1 f rate
+	t0=$(date +%s.%N)
+	case $wl in
+	pgbench-*)
+		local pgopt=()
+		[ "$wl" = pgbench-N ] && pgopt=(-N)
+		rm -f /tmp/pgblog*
+		(cd /tmp && as_pg "$PGBIN/pgbench" -h "$PGSOCK" -U postgres -n "${pgopt[@]}" \
+			-c "$WL_THREADS" -j "$WL_THREADS" -t $((n / WL_THREADS)) -l --log-prefix=pgblog \
+			pgbench) >/tmp/drive.out 2>&1 ||
+			{ tail -n 20 /tmp/drive.out >&2; t_fail "pgbench $wl failed"; }
+		grep -q "number of transactions actually processed: $n/$n" /tmp/drive.out ||
+			{ tail -n 20 /tmp/drive.out >&2; t_fail "pgbench $wl: not all $n transactions were processed"; }
+		for f in /tmp/pgblog*; do awk '{ printf "%.3f 1\n", $3 / 1000 }' "$f"; done >>"$lats"
+		rate=$(awk '/^tps = .*without initial connection time/ { print $3 }' /tmp/drive.out)
+		;;
+	*)
+		local rand=()
+		case $wl in *:uniform) rand=(--rand-type=uniform) ;; esac
+		wl_sysbench "${wl%%:*}" "${rand[@]}" --events="$n" --time=0 --histogram=on run \
+			>/tmp/drive.out 2>&1 ||
+			{ tail -n 20 /tmp/drive.out >&2; t_fail "sysbench $wl failed"; }
+		awk '/transactions:/ { t = $2 } END { exit t != n }' n="$n" /tmp/drive.out ||
+			{ tail -n 20 /tmp/drive.out >&2; t_fail "sysbench $wl: not exactly $n transactions"; }
+		awk '/^ *[0-9.]+ \|/ { print $1, $NF }' /tmp/drive.out >>"$lats"
+		rate=$(awk '/transactions:/ { gsub(/\(/, "", $3); print $3; exit }' /tmp/drive.out)
+		;;
+	esac
+	t1=$(date +%s.%N)
+	case $rate in '' | *[!0-9.]*) tail -n 20 /tmp/drive.out >&2; t_fail "$wl: no transaction rate in the driver's output" ;; esac
+	awk -v a="$t0" -v b="$t1" -v n="$n" -v r="$rate" 'BEGIN { printf "%.3f %.3f\n", b - a, n / r }'
+}
+
+# latstats LATS: "avg p95 p99" in ms over the "ms count" lines.
+latstats() {
+	sort -g "$1" | awk '{ v[n] = $1; c[n] = $2; t += $2; s += $1 * $2; n++ }
+	END {
+		if (!t) { print "NA NA NA"; exit }
+		for (i = 0; i < n; i++) {
+			a += c[i]
+			if (p95 == "" && a >= 0.95 * t) p95 = v[i]
+			if (p99 == "" && a >= 0.99 * t) p99 = v[i]
+		}
+		printf "%.3f %s %s\n", s / t, p95, p99
+	}'
+}
+
+# lsn HI/LO: a WAL position as a byte number.
+lsn() { local h=${1%%/*} l=${1##*/}; echo $(((16#$h << 32) + 16#$l)); }
+
+# pg_stats: the server's counters since the reset, into the array ST.
+pg_stats() {
+	local line
+	line=$(psql_q -F' ' -c "SELECT w.wal_bytes, w.wal_fpi, w.wal_records, b.checkpoints_req,
+		b.checkpoints_timed, b.buffers_checkpoint, b.buffers_clean, b.buffers_backend,
+		(SELECT sum(autovacuum_count + autoanalyze_count) FROM pg_stat_all_tables)
+		FROM pg_stat_wal w, pg_stat_bgwriter b") || t_fail "reading pg_stat_wal/pg_stat_bgwriter failed"
+	read -r 'ST[wal_bytes]' 'ST[wal_fpi]' 'ST[wal_records]' 'ST[checkpoints_req]' \
+		'ST[checkpoints_timed]' 'ST[buffers_checkpoint]' 'ST[buffers_clean]' \
+		'ST[buffers_backend]' 'ST[autovacuums]' <<<"$line"
+}
+
+checkpoint() { psql_q -c CHECKPOINT >/dev/null; }
+
+# start CONFIG WORKLOAD REP TIMEOUT: fresh devices, the server up, warmed
+# up, checkpointed, statistics reset.
+start() {
+	local config=$1 wl=$2 rep=$3 tmo=$4
 	wl_config "$config"
 	WL_SEED=$rep wl_device
-	wl_pg_start || { tail -n 20 "$WL_LOG"; t_fail "$config: server did not start"; }
-	wl_sysbench "$wl" --time="$warmup" run >/tmp/warmup.out 2>&1 ||
-		{ tail -n 20 /tmp/warmup.out; t_fail "$config $wl: warm-up run failed"; }
+	sed -i "s/^checkpoint_timeout = .*/checkpoint_timeout = $tmo/" "$WL_DATA/postgresql.conf"
+	: >"$WL_LOG"
+	wl_pg_start || { tail -n 20 "$WL_LOG" >&2; t_fail "$config: server did not start"; }
+	drive "$wl" "$warmup" /tmp/warmup.lats >/dev/null
+	checkpoint || t_fail "$config: the checkpoint after the warm-up failed"
+	# What the data set is against shared_buffers, once per output directory.
+	[ -s "$out/data-set.tsv" ] || psql_q -F$'\t' -c "SELECT datname, pg_database_size(datname),
+		current_setting('shared_buffers') FROM pg_database WHERE datname IN ('sbtest', 'pgbench')
+		ORDER BY 1" >"$out/data-set.tsv" || t_fail "reading the database sizes failed"
 	psql_q -c "SELECT pg_stat_reset_shared('wal'), pg_stat_reset_shared('bgwriter')" >/dev/null ||
 		t_fail "resetting statistics failed"
-	d0=$(tb_stat bytes_written)
-	w0=$(t_tornblk_stat "$WL_WALDEV" bytes_written)
-	wl_sysbench "$wl" --time="$secs" --histogram=on run >/tmp/run.out 2>&1 ||
-		{ tail -n 20 /tmp/run.out; t_fail "$config $wl: sysbench run failed"; }
-	wal=$(psql_q -F, -c "SELECT wal_bytes, wal_fpi, wal_records FROM pg_stat_wal") ||
-		t_fail "pg_stat_wal query failed"
-	ckpt=$(psql_q -c "SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter") ||
-		t_fail "pg_stat_bgwriter query failed"
-	wl_pg_stop || t_fail "$config: clean stop failed"
 	sync
-	d1=$(tb_stat bytes_written)
-	w1=$(t_tornblk_stat "$WL_WALDEV" bytes_written)
-	txns=$(awk '/transactions:/ { print $2 }' /tmp/run.out)
-	tps=$(awk '/transactions:/ { gsub(/\(/, "", $3); print $3 }' /tmp/run.out)
-	avg=$(awk '$1 == "avg:" { print $2; exit }' /tmp/run.out)
-	read -r p95 p99 <<<"$(percentiles /tmp/run.out)"
-	if [ -z "$txns" ] || [ "$txns" -eq 0 ]; then
-		t_fail "$config $wl: no transactions in the sysbench output"
+}
+
+data_set() {
+	case $1 in
+	pgbench-*) echo "pgbench scale $WL_PGBENCH_SCALE" ;;
+	*) echo "sysbench ${WL_TABLES}x$WL_TABLE_SIZE" ;;
+	esac
+}
+
+# row: one CSV line from the array R (missing keys: NA), in header order,
+# with the configuration's columns and the per-transaction ratios added.
+declare -A R ST
+row() {
+	local c line='' v
+	R[kernel]=$(uname -r) R[config]=$WL_CONFIG R[xfs_bs]=$WL_XFS_BS R[pawu]=$WL_PAWU
+	R[atomic_unit]=$WL_ATOMIC R[full_page_writes]=$WL_FPW R[wal_compression]=$WL_WALCOMP
+	R[dma_delay_us]=$WL_DMA_US R[threads]=$WL_THREADS R[data_set]=$(data_set "${R[workload]}")
+	R[warmup_events]=$warmup
+	for c in "${!ST[@]}"; do R[$c]=${ST[$c]}; done
+	R[tps]=$(awk -v n="${R[transactions]}" -v s="${R[seconds]}" 'BEGIN { printf "%.2f", n / s }')
+	R[wal_bytes_per_txn]=$(awk -v a="${R[wal_bytes]}" -v n="${R[transactions]}" 'BEGIN { printf "%.0f", a / n }')
+	R[wal_dev_bytes_per_txn]=$(awk -v a="${R[wal_dev_bytes]}" -v n="${R[transactions]}" 'BEGIN { printf "%.0f", a / n }')
+	R[fpi_per_txn]=$(awk -v a="${R[wal_fpi]}" -v n="${R[transactions]}" 'BEGIN { printf "%.4f", a / n }')
+	R[data_dev_bytes_per_txn]=$(awk -v a="${R[data_dev_bytes]}" -v n="${R[transactions]}" 'BEGIN { printf "%.0f", a / n }')
+	IFS=, read -r -a cols <<<"$columns"
+	for c in "${cols[@]}"; do
+		v=${R[$c]:-NA}
+		line+=${line:+,}$v
+	done
+	echo "$line" >>"$csv"
+}
+
+# recovery WORKLOAD K: one more segment of K transactions, kill -9, the
+# page cache dropped (redo then reads its pages from the device, as after a
+# real crash), restart.  Sets R[recovery_s] (redo's own elapsed time from
+# the server log), R[restart_s] (pg_ctl start until it accepts connections:
+# redo plus the end-of-recovery checkpoint) and R[recovery_wal_bytes].
+recovery() {
+	local wl=$1 k=$2 from t0 t1 a b
+	drive "$wl" "$k" /tmp/extra.lats >/dev/null
+	from=$(($(wc -l <"$WL_LOG") + 1))
+	wl_pg_kill
+	rm -f "$WL_DATA/postmaster.pid" # no process left: a stale lock file
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	t0=$(date +%s.%N)
+	wl_pg_start || { tail -n 20 "$WL_LOG" >&2; t_fail "$WL_CONFIG: crash recovery failed"; }
+	t1=$(date +%s.%N)
+	a=$(tail -n +"$from" "$WL_LOG" | sed -n 's/.*redo starts at \([0-9A-F]*\/[0-9A-F]*\).*/\1/p' | head -n 1)
+	b=$(tail -n +"$from" "$WL_LOG" | sed -n 's/.*redo done at \([0-9A-F]*\/[0-9A-F]*\).*/\1/p' | head -n 1)
+	R[recovery_s]=$(tail -n +"$from" "$WL_LOG" | sed -n 's/.*redo done at .* elapsed: \([0-9.]*\) s.*/\1/p' | head -n 1)
+	if [ -z "$a" ] || [ -z "$b" ] || [ -z "${R[recovery_s]}" ]; then
+		tail -n 20 "$WL_LOG" >&2
+		t_fail "$WL_CONFIG: no 'redo starts at' / 'redo done at ... elapsed' in the recovery log"
 	fi
-	# Device bytes include the writeback that the clean stop forces: the
-	# data the run dirtied, whenever it reaches the disk.
-	awk -v OFS=, -v k="$(uname -r)" -v cfg="$config" -v bs="$WL_XFS_BS" -v pawu="$WL_PAWU" \
-		-v au="$WL_ATOMIC" -v fpw="$WL_FPW" -v dma="$WL_DMA_US" -v wl="$wl" -v rep="$rep" \
-		-v th="$WL_THREADS" \
-		-v tb="$WL_TABLES" -v ts="$WL_TABLE_SIZE" -v secs="$secs" -v txns="$txns" -v tps="$tps" \
-		-v avg="$avg" -v p95="$p95" -v p99="$p99" -v wal="$wal" -v ckpt="$ckpt" \
-		-v dd=$((d1 - d0)) -v wd=$((w1 - w0)) 'BEGIN {
-		split(wal, w, ",")
-		print k, cfg, bs, pawu, au, fpw, dma, wl, rep, th, tb, ts, secs, txns, tps, avg, p95, p99,
-			w[1], w[2], w[3], ckpt, dd, wd, sprintf("%.0f", w[1] / txns),
-			sprintf("%.3f", w[2] / txns), sprintf("%.0f", dd / txns)
-	}' >>"$csv"
-	t_log "$config $wl rep $rep: $tps TPS, p95 $p95 ms, WAL $(awk -v w="${wal%%,*}" -v t="$txns" 'BEGIN { printf "%.0f", w / t }') B/txn, $ckpt checkpoints"
+	R[restart_s]=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+	R[recovery_wal_bytes]=$(($(lsn "$b") - $(lsn "$a")))
+}
+
+# fixed CONFIG WORKLOAD REP K: one fixed-work run.  Its seconds are the
+# driver's own (without start-up and connections) plus the time the load
+# stood still waiting for the previous segment's checkpoint.
+fixed() {
+	local config=$1 wl=$2 rep=$3 k=$4 d0 w0 ck='' tw wall drv w0t
+	R=() ST=()
+	R[mode]=fixed R[workload]=$wl R[rep]=$rep R[ckpt_every]=$k R[transactions]=$events
+	R[checkpoint_waits]=0 R[checkpoint_wait_s]=0 R[seconds]=0 R[wall_seconds]=0
+	start "$config" "$wl" "$rep" 1d
+	d0=$(tb_stat bytes_written) w0=$(tb_walstat bytes_written)
+	: >/tmp/run.lats
+	for _ in $(seq 1 $((events / k))); do
+		read -r wall drv <<<"$(drive "$wl" "$k" /tmp/run.lats)"
+		tw=0
+		# The previous segment's checkpoint must be over before the next starts.
+		if [ -n "$ck" ]; then
+			if kill -0 "$ck" 2>/dev/null; then R[checkpoint_waits]=$((R[checkpoint_waits] + 1)); fi
+			w0t=$(date +%s.%N)
+			wait "$ck" || t_fail "$config: CHECKPOINT failed"
+			tw=$(awk -v a="$w0t" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
+		fi
+		read -r 'R[seconds]' 'R[wall_seconds]' 'R[checkpoint_wait_s]' <<<"$(awk -v s="${R[seconds]}" \
+			-v w="${R[wall_seconds]}" -v c="${R[checkpoint_wait_s]}" -v d="$drv" -v l="$wall" -v t="$tw" \
+			'BEGIN { printf "%.3f %.3f %.3f", s + d + t, w + l + t, c + t }')"
+		checkpoint &
+		ck=$!
+	done
+	wait "$ck" || t_fail "$config: the last CHECKPOINT failed"
+	pg_stats
+	sync
+	R[data_dev_bytes]=$(($(tb_stat bytes_written) - d0))
+	R[wal_dev_bytes]=$(($(tb_walstat bytes_written) - w0))
+	read -r 'R[lat_avg_ms]' 'R[lat_p95_ms]' 'R[lat_p99_ms]' <<<"$(latstats /tmp/run.lats)"
+	recovery "$wl" "$k"
+	wl_pg_stop || t_fail "$config: clean stop failed"
+	row
+	t_log "$config $wl K=$k rep $rep: ${R[tps]} TPS (driver start-up $(awk -v w="${R[wall_seconds]}" -v s="${R[seconds]}" 'BEGIN { printf "%.1f", w - s }') s more), p99 ${R[lat_p99_ms]} ms, WAL ${R[wal_bytes_per_txn]} B/txn, FPI/txn ${R[fpi_per_txn]}, data ${R[data_dev_bytes_per_txn]} B/txn, redo ${R[recovery_s]} s of ${R[recovery_wal_bytes]} WAL bytes, ${R[autovacuums]} autovacuum/analyze"
 	wl_device_remove
 }
 
-total=$((reps * ${#wl_list[@]} * ${#cfg_list[@]}))
-n=0
+# timed CONFIG WORKLOAD: SEC seconds with the 30 s checkpoint timer; the
+# per-second TPS to DIR/series/WORKLOAD-CONFIG.tps ("second tps"), the
+# checkpoints to .ckpt ("start end", seconds since the run's start).
+# Device bytes are read at the end of the load (before the shutdown's
+# checkpoint).
+timed() {
+	local config=$1 wl=$2 d0 w0 t0 base
+	R=() ST=()
+	R[mode]=timed R[workload]=$wl R[rep]=1 R[ckpt_every]=0
+	start "$config" "$wl" 1 30s
+	base=$out/series/${wl/:/-}-$config
+	d0=$(tb_stat bytes_written) w0=$(tb_walstat bytes_written)
+	t0=$(date +%s.%N)
+	case $wl in
+	pgbench-*)
+		local pgopt=()
+		[ "$wl" = pgbench-N ] && pgopt=(-N)
+		rm -f /tmp/pgblog*
+		(cd /tmp && as_pg "$PGBIN/pgbench" -h "$PGSOCK" -U postgres -n "${pgopt[@]}" \
+			-c "$WL_THREADS" -j "$WL_THREADS" -T "$timed" -P 1 -l --log-prefix=pgblog pgbench) \
+			>/tmp/drive.out 2>&1 || { tail -n 20 /tmp/drive.out >&2; t_fail "pgbench $wl failed"; }
+		awk '/^progress:/ { gsub(/,/, ""); print $2, $4 }' /tmp/drive.out >"$base.tps"
+		R[transactions]=$(awk '/number of transactions actually processed:/ { split($NF, a, "/"); print a[1] }' /tmp/drive.out)
+		cat /tmp/pgblog* | awk '{ printf "%.3f 1\n", $3 / 1000 }' >/tmp/run.lats
+		;;
+	*)
+		local rand=()
+		case $wl in *:uniform) rand=(--rand-type=uniform) ;; esac
+		wl_sysbench "${wl%%:*}" "${rand[@]}" --time="$timed" --report-interval=1 --histogram=on run \
+			>/tmp/drive.out 2>&1 || { tail -n 20 /tmp/drive.out >&2; t_fail "sysbench $wl failed"; }
+		awk '/^\[ *[0-9]+s \]/ { s = $2; sub(/s$/, "", s); for (i = 1; i < NF; i++) if ($i == "tps:") print s, $(i + 1) }' \
+			/tmp/drive.out >"$base.tps"
+		R[transactions]=$(awk '/transactions:/ { print $2 }' /tmp/drive.out)
+		awk '/^ *[0-9.]+ \|/ { print $1, $NF }' /tmp/drive.out >/tmp/run.lats
+		;;
+	esac
+	R[seconds]=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
+	R[wall_seconds]=${R[seconds]}
+	case ${R[transactions]} in '' | *[!0-9]* | 0) t_fail "$config $wl: no transactions in the timed run" ;; esac
+	R[data_dev_bytes]=$(($(tb_stat bytes_written) - d0))
+	R[wal_dev_bytes]=$(($(tb_walstat bytes_written) - w0))
+	pg_stats
+	wl_pg_stop || t_fail "$config: clean stop failed"
+	# "checkpoint starting" / "checkpoint complete" with log_line_prefix %m.
+	awk -v t0="$t0" '
+		/checkpoint starting:/ || /checkpoint complete:/ {
+			cmd = "date -d \"" $1 " " $2 " " $3 "\" +%s.%N"; cmd | getline e; close(cmd)
+			if ($0 ~ /starting:/) s = e - t0; else if (s != "") { printf "%.1f %.1f\n", s, e - t0; s = "" }
+		}' "$WL_LOG" | awk -v end="${R[seconds]}" '$1 >= 0 && $1 <= end' >"$base.ckpt" # not the shutdown's
+	read -r 'R[lat_avg_ms]' 'R[lat_p95_ms]' 'R[lat_p99_ms]' <<<"$(latstats /tmp/run.lats)"
+	# Per-second TPS after the first 5 s (the ramp-up): its coefficient of variation.
+	R[tps_cv]=$(awk '$1 > 5 { s += $2; q += $2 * $2; n++ } END { if (n > 1 && s > 0) printf "%.3f", sqrt((q - s * s / n) / (n - 1)) / (s / n); else print "NA" }' "$base.tps")
+	row
+	t_log "$config $wl timed ${timed}s: ${R[tps]} TPS (per-second CV ${R[tps_cv]}), p99 ${R[lat_p99_ms]} ms, $(wc -l <"$base.ckpt") checkpoints during the run"
+	wl_device_remove
+}
+
+# order REP: the configurations in this repetition's order: row REP of a
+# Williams design (a Latin square in which every configuration follows every
+# other one equally often), so that none always runs first or last, or
+# right after the same neighbour; with an odd number of configurations every
+# other cycle of rows runs mirrored.
+order() {
+	local rep=$1 n=${#cfg_list[@]} j e row=()
+	for j in $(seq 0 $((n - 1))); do
+		if [ "$j" -eq 0 ]; then e=0; elif [ $((j % 2)) -eq 1 ]; then e=$(((j + 1) / 2)); else e=$((n - j / 2)); fi
+		row+=("${cfg_list[$(((e + rep - 1) % n))]}")
+	done
+	if [ $((n % 2)) -eq 1 ] && [ $(((rep - 1) / n % 2)) -eq 1 ]; then
+		for j in $(seq $((n - 1)) -1 0); do echo "${row[$j]}"; done
+	else
+		printf '%s\n' "${row[@]}"
+	fi
+}
+
+total=$((reps * ${#wl_list[@]} * ${#k_list[@]} * ${#cfg_list[@]}))
+[ "$timed" -eq 0 ] || total=$((total + ${#wl_list[@]} * ${#timed_list[@]}))
+n=0 ran=0
 for rep in $(seq 1 "$reps"); do
 	for wl in "${wl_list[@]}"; do
-		# rotate the configuration order with the repetition
-		for i in $(seq 0 $((${#cfg_list[@]} - 1))); do
-			config=${cfg_list[$(((i + rep - 1) % ${#cfg_list[@]}))]}
-			n=$((n + 1))
-			t_log "run $n of $total: $config, $wl, repetition $rep (${warmup}s warm-up, ${secs}s measured)"
-			run_one "$config" "$wl" "$rep"
+		for k in "${k_list[@]}"; do
+			for config in $(order "$rep"); do
+				n=$((n + 1))
+				if done_already fixed "$wl" "$rep" "$k" "$config"; then continue; fi
+				t_log "run $n of $total: $config, $wl, $events transactions, CHECKPOINT every $k, repetition $rep"
+				fixed "$config" "$wl" "$rep" "$k"
+				ran=$((ran + 1))
+			done
 		done
 	done
 done
-t_pass "$total runs in $csv"
+if [ "$timed" -gt 0 ]; then
+	for wl in "${wl_list[@]}"; do
+		for config in "${timed_list[@]}"; do
+			n=$((n + 1))
+			if done_already timed "$wl" 1 0 "$config"; then continue; fi
+			t_log "run $n of $total: $config, $wl, ${timed}s timed, checkpoint_timeout 30s"
+			timed "$config" "$wl"
+			ran=$((ran + 1))
+		done
+	done
+fi
+if [ "$check" -eq 1 ]; then
+	# Every row of this configuration/workload matrix, as it must be.
+	bad=$(awk -F, -v n="$events" -v ks="$ckpt_every" -v timed="$timed" -v series="$out/series" '
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		function f(name) { return $(c[name]) }
+		function bad(why) { printf "%s %s %s rep %s K=%s: %s\n", f("mode"), f("config"), f("workload"), f("rep"), f("ckpt_every"), why }
+		{
+			if (f("tps") + 0 <= 0) bad("no throughput")
+			if (f("full_page_writes") == "on" && f("wal_fpi") + 0 == 0) bad("full_page_writes on but no full-page image")
+			if (f("full_page_writes") == "off" && f("wal_fpi") + 0 > 0) bad("full_page_writes off but " f("wal_fpi") " full-page images")
+			if (f("data_dev_bytes") + 0 <= 0 || f("wal_dev_bytes") + 0 <= 0) bad("a device saw no writes")
+			if (f("mode") == "fixed") {
+				if (f("transactions") != n) bad(f("transactions") " transactions, not " n)
+				if (f("checkpoints_req") != n / f("ckpt_every")) bad(f("checkpoints_req") " requested checkpoints, not " n / f("ckpt_every"))
+				if (f("checkpoints_timed") != 0) bad(f("checkpoints_timed") " timed checkpoints in a fixed-work run")
+				if (f("recovery_wal_bytes") + 0 <= 0) bad("crash recovery replayed no WAL")
+			} else {
+				file = series "/" f("workload") "-" f("config")
+				sub(/:/, "-", file)
+				lines = 0
+				while ((getline l < (file ".tps")) > 0) lines++
+				if (lines < timed - 2) bad("per-second series of " lines " lines for " timed " s")
+				if (timed >= 40 && f("checkpoints_timed") + 0 < 1) bad("no timed checkpoint in " timed " s")
+			}
+		}' "$csv")
+	[ -z "$bad" ] || t_fail "runs not as they must be:"$'\n'"$bad"
+	t_log "check: every row has its exact work, checkpoints, images and recovery"
+fi
+t_pass "$ran runs added ($((n - ran)) already there) in $csv"

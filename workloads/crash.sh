@@ -72,6 +72,9 @@ for v in "$cycles" "$seed" "$WL_DMA_US"; do
 done
 T_NAME="crash-$config"
 wl_config "$config"
+case $WL_ROLE in protected | control) ;;
+*) t_fail "$config is a $WL_ROLE configuration (configs.tsv): the crash loop runs protected ones and controls" ;;
+esac
 t_require sysbench runuser xfs_repair
 csv=$out/crash.csv
 logs=$out/logs

@@ -18,40 +18,58 @@ WL_WALDEV=pgwal
 WL_MNT=/mnt/pg
 WL_WALMNT=/mnt/pgwal
 WL_DATA=$WL_MNT/data
-WL_TEMPLATE=/tmp/pg-template
+# WL_PROFILE (set before sourcing): crash (crash.sh: a small data set that
+# fits in shared_buffers, so that pages leave through the checkpoint, where
+# the cut is placed) or bench (bench.sh: about three times shared_buffers,
+# so that the bgwriter and backends evict too, with a pgbench database
+# beside sysbench's).  Each profile has its own template.
+WL_PROFILE=${WL_PROFILE:-crash}
 WL_TABLES=${WL_TABLES:-4}
-WL_TABLE_SIZE=${WL_TABLE_SIZE:-20000}
 WL_THREADS=${WL_THREADS:-4}
+case $WL_PROFILE in
+crash) WL_TABLE_SIZE=${WL_TABLE_SIZE:-20000} WL_PGBENCH_SCALE=0 ;;
+bench) WL_TABLE_SIZE=${WL_TABLE_SIZE:-50000} WL_PGBENCH_SCALE=${WL_PGBENCH_SCALE:-3} ;;
+*) t_fail "WL_PROFILE must be crash or bench, got '$WL_PROFILE'" ;;
+esac
+WL_TEMPLATE=/tmp/pg-template-$WL_PROFILE
 WL_LOG=/tmp/pg.log
 WL_LUA_DIR=/lbs/src/workloads
 
 WL_CONFIGS_TSV=/lbs/src/workloads/configs.tsv
 
-# wl_configs: the configuration names, in table order.
-wl_configs() { awk -F'\t' '!/^#/ && NF { print $1 }' "$WL_CONFIGS_TSV"; }
+# wl_configs all | ROLE...: the configuration names, in table order: all,
+# or those of the roles named (the crash loop's: protected and control).
+wl_configs() {
+	awk -F'\t' -v roles=" $* " '!/^#/ && NF && (roles == " all " || index(roles, " " $7 " ")) { print $1 }' \
+		"$WL_CONFIGS_TSV"
+}
 
-# wl_config NAME: XFS block, device pawu, REQ_ATOMIC unit, full_page_writes
-# and role from configs.tsv (WL_XFS_BS, WL_PAWU, WL_ATOMIC, WL_FPW,
-# WL_ROLE; WL_CONFIG is the name).
+# wl_config NAME: XFS block, device pawu, REQ_ATOMIC unit, full_page_writes,
+# wal_compression and role from configs.tsv (WL_XFS_BS, WL_PAWU, WL_ATOMIC,
+# WL_FPW, WL_WALCOMP, WL_ROLE; WL_CONFIG is the name).
 # shellcheck disable=SC2034  # used by the scripts that source this file
 wl_config() {
 	local line
-	line=$(awk -F'\t' -v n="$1" '!/^#/ && $1 == n { print $2, $3, $4, $5, $6 }' "$WL_CONFIGS_TSV")
-	[ -n "$line" ] || t_fail "unknown configuration '$1' ($(wl_configs | tr '\n' ' '))"
-	read -r WL_XFS_BS WL_PAWU WL_ATOMIC WL_FPW WL_ROLE <<<"$line"
+	line=$(awk -F'\t' -v n="$1" '!/^#/ && $1 == n { print $2, $3, $4, $5, $6, $7 }' "$WL_CONFIGS_TSV")
+	[ -n "$line" ] || t_fail "unknown configuration '$1' ($(wl_configs all | tr '\n' ' '))"
+	read -r WL_XFS_BS WL_PAWU WL_ATOMIC WL_FPW WL_WALCOMP WL_ROLE <<<"$line"
 	WL_CONFIG=$1
 }
 
 as_pg() { runuser -u postgres -- "$@"; }
 psql_q() { as_pg psql -h "$PGSOCK" -U postgres -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 
-# The settings every configuration shares; only full_page_writes differs.
+# The settings every configuration shares; only full_page_writes and
+# wal_compression differ (from configs.tsv).
 wl_pg_settings() {
 	cat <<EOF
-# --- lbs demo (workloads/lib.sh) ---
+# --- lbs demo (workloads/lib.sh, profile $WL_PROFILE) ---
 listen_addresses = ''              # unix socket only
 unix_socket_directories = '$PGSOCK'
 max_connections = 20
+EOF
+	if [ "$WL_PROFILE" = crash ]; then
+		cat <<EOF
 shared_buffers = 64MB              # the whole data set fits: pages leave
                                    # through checkpoints, not evictions
 checkpoint_timeout = 30s           # the minimum: several checkpoints per run,
@@ -59,11 +77,33 @@ checkpoint_timeout = 30s           # the minimum: several checkpoints per run,
 checkpoint_completion_target = 0.9
 max_wal_size = 1GB                 # checkpoints come from the timer only
 min_wal_size = 80MB
-wal_compression = off
 synchronous_commit = on            # a commit the client saw is durable
 fsync = on
 autovacuum = off                   # repeatable short runs
 log_checkpoints = on
+EOF
+	else
+		cat <<EOF
+shared_buffers = 16MB              # about a third of each data set (4 x 50000
+                                   # sysbench rows, pgbench scale 3; small for
+                                   # the emulator): the bgwriter and backends
+                                   # evict pages too
+checkpoint_timeout = 1d            # fixed-work runs: bench.sh issues a
+                                   # CHECKPOINT every K transactions (timed
+                                   # runs set 30s, the minimum)
+checkpoint_completion_target = 0.9
+max_wal_size = 1GB                 # far above any run's WAL between two
+                                   # checkpoints: none is requested by size
+min_wal_size = 32MB                # a small template to copy for each run
+synchronous_commit = on
+fsync = on
+autovacuum = on                    # as on a real server
+log_checkpoints = on
+log_line_prefix = '%m [%p] '       # checkpoint times for the TPS plots
+EOF
+	fi
+	cat <<EOF
+wal_compression = $WL_WALCOMP
 full_page_writes = $WL_FPW
 EOF
 }
@@ -71,12 +111,14 @@ EOF
 # wl_template: initdb -k and sysbench prepare once per boot, on tmpfs.
 wl_template() {
 	[ -f "$WL_TEMPLATE/PG_VERSION" ] && return 0
-	t_log "preparing the cluster template: initdb -k, $WL_TABLES tables x $WL_TABLE_SIZE rows"
+	local pgb=""
+	[ "$WL_PGBENCH_SCALE" -eq 0 ] || pgb=", pgbench scale $WL_PGBENCH_SCALE"
+	t_log "preparing the cluster template: initdb -k, $WL_TABLES tables x $WL_TABLE_SIZE rows$pgb"
 	rm -rf "$WL_TEMPLATE"
 	install -d -o postgres -g postgres "$WL_TEMPLATE"
 	as_pg "$PGBIN/initdb" -k -A trust -U postgres -D "$WL_TEMPLATE" >/tmp/initdb.log 2>&1 ||
 		{ cat /tmp/initdb.log; t_fail "initdb failed"; }
-	WL_FPW=on wl_pg_settings >>"$WL_TEMPLATE/postgresql.conf"
+	WL_FPW=on WL_WALCOMP=off wl_pg_settings >>"$WL_TEMPLATE/postgresql.conf"
 	as_pg "$PGBIN/pg_ctl" -D "$WL_TEMPLATE" -l "$WL_LOG" -w -t 120 start >/dev/null ||
 		{ tail -n 20 "$WL_LOG"; t_fail "template server did not start"; }
 	psql_q -c "CREATE DATABASE sbtest" || t_fail "CREATE DATABASE failed"
@@ -87,6 +129,12 @@ wl_template() {
 	wl_sysbench oltp_write_only prepare >/tmp/prepare.log 2>&1 ||
 		{ tail -n 20 /tmp/prepare.log; t_fail "sysbench prepare failed"; }
 	psql_q -d sbtest -c "VACUUM ANALYZE" || t_fail "VACUUM failed"
+	if [ "$WL_PGBENCH_SCALE" -gt 0 ]; then
+		psql_q -c "CREATE DATABASE pgbench" || t_fail "CREATE DATABASE pgbench failed"
+		as_pg "$PGBIN/pgbench" -h "$PGSOCK" -U postgres -i -q -s "$WL_PGBENCH_SCALE" pgbench \
+			>/tmp/pgbench-init.log 2>&1 ||
+			{ tail -n 20 /tmp/pgbench-init.log; t_fail "pgbench -i failed"; }
+	fi
 	as_pg "$PGBIN/pg_ctl" -D "$WL_TEMPLATE" -w -t 120 stop >/dev/null || t_fail "template stop failed"
 	t_log "template ready: $(du -sm "$WL_TEMPLATE" | cut -f1) MB"
 }
@@ -113,7 +161,8 @@ wl_device() {
 	cp -a "$WL_TEMPLATE" "$WL_DATA" || t_fail "copying the template failed"
 	mv "$WL_DATA/pg_wal" "$WL_WALMNT/pg_wal" || t_fail "moving pg_wal to $WL_WALMNT failed"
 	ln -s "$WL_WALMNT/pg_wal" "$WL_DATA/pg_wal" || t_fail "linking pg_wal failed"
-	sed -i "s/^full_page_writes = .*/full_page_writes = $WL_FPW/" "$WL_DATA/postgresql.conf"
+	sed -i -e "s/^full_page_writes = .*/full_page_writes = $WL_FPW/" \
+		-e "s/^wal_compression = .*/wal_compression = $WL_WALCOMP/" "$WL_DATA/postgresql.conf"
 	sync
 }
 

@@ -11,56 +11,34 @@ number in the report is computed here from those files; nothing is typed in.
 import csv
 import json
 import os
-import statistics
 import subprocess
 import sys
 
+import report_bench
+from stats import binom_upper  # noqa: F401  (tests use report.binom_upper)
+
 def read_configs():
-    """configs.tsv: name -> dict(xfs_bs, pawu, atomic, fpw, role, what)."""
+    """configs.tsv: name -> dict(xfs_bs, pawu, atomic, fpw, walcomp, role, what)."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs.tsv")
     out = {}
     with open(path) as f:
         for line in f:
             if line.startswith("#") or not line.strip():
                 continue
-            name, xfs_bs, pawu, atomic, fpw, role, what = line.rstrip("\n").split("\t")
+            name, xfs_bs, pawu, atomic, fpw, walcomp, role, what = line.rstrip("\n").split("\t")
             out[name] = {"xfs_bs": xfs_bs, "pawu": pawu, "atomic": atomic, "fpw": fpw,
-                         "role": role, "what": what}
+                         "walcomp": walcomp, "role": role, "what": what}
     return out
 
 
 CONFIG_TABLE = read_configs()
 CONFIGS = list(CONFIG_TABLE)
+CRASH_CONFIGS = [c for c, t in CONFIG_TABLE.items() if t["role"] in ("protected", "control")]
 EXPECT = {c: ("never corrupt, never lose a commit, every cycle tested something"
-              if t["role"] == "protected" else
+              if CONFIG_TABLE[c]["role"] == "protected" else
               "control: corruption in at least 90% of tested cycles")
-          for c, t in CONFIG_TABLE.items()}
+          for c in CRASH_CONFIGS}
 CONTROL_MIN_RATE = 0.9
-
-
-def binom_upper(k, n, conf=0.95):
-    """One-sided upper confidence bound on a rate from k events in n trials
-    (Clopper-Pearson; for k = 0 close to the rule of three, 3/n)."""
-    if n == 0:
-        return None
-    if k >= n:
-        return 1.0
-    alpha = 1 - conf
-    lo, hi = k / n, 1.0
-    for _ in range(60):  # bisection on P(X <= k | p) = alpha
-        mid = (lo + hi) / 2
-        cdf, term = 0.0, (1 - mid) ** n
-        for i in range(k + 1):
-            if i:
-                term *= (n - i + 1) / i * mid / (1 - mid)
-            cdf += term
-        if cdf > alpha:
-            lo = mid
-        else:
-            hi = mid
-    return hi
-METRICS = ["tps", "lat_p95_ms", "lat_p99_ms", "wal_bytes_per_txn", "fpi_per_txn",
-           "data_dev_bytes_per_txn", "checkpoints"]
 
 
 def read_csv(path):
@@ -75,23 +53,6 @@ def num(v):
         return float(v)
     except (TypeError, ValueError):
         return None
-
-
-def spread(values):
-    vals = [v for v in values if v is not None]
-    if not vals:
-        return None
-    return {"median": statistics.median(vals), "min": min(vals), "max": max(vals), "n": len(vals)}
-
-
-def summarize_bench(rows):
-    out = {}
-    for r in rows:
-        key = (r["workload"], r["config"])
-        out.setdefault(key, {m: [] for m in METRICS})
-        for m in METRICS:
-            out[key][m].append(num(r[m]))
-    return {k: {m: spread(v) for m, v in d.items()} for k, d in out.items()}
 
 
 def device_model(row):
@@ -147,73 +108,8 @@ def fmt(v, digits=0):
     return f"{v:,.{digits}f}"
 
 
-def cell(s, digits=0):
-    if not s:
-        return "n/a"
-    if s["n"] == 1:
-        return fmt(s["median"], digits)
-    return f"{fmt(s['median'], digits)} ({fmt(s['min'], digits)}–{fmt(s['max'], digits)})"
-
-
-def rep_ratios(rows):
-    """config/baseline per repetition (both from the same one), as a spread over them."""
-    by = {}
-    for r in rows:
-        by[(r["workload"], r["rep"], r["config"])] = r
-    out = {}
-    for (w, rep, c), r in by.items():
-        b = by.get((w, rep, "baseline"))
-        if not b:
-            continue
-        for m in ("tps", "wal_bytes_per_txn"):
-            x, y = num(r[m]), num(b[m])
-            if x is not None and y:
-                out.setdefault((w, c, m), []).append(x / y)
-    return {k: spread(v) for k, v in out.items()}
-
-
-def ratio_cell(s):
-    """A ratio against baseline: median over repetitions, then their min–max."""
-    if not s:
-        return "n/a"
-    if s["n"] == 1:
-        return f"{fmt(s['median'], 2)}x"
-    return f"{fmt(s['median'], 2)}x ({fmt(s['min'], 2)}–{fmt(s['max'], 2)})"
-
-
 def gnuplot(script):
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
-
-
-def plot_bench(summary, workloads, outdir):
-    made = []
-    for metric, title, fname in [("tps", "Transactions per second (median, min-max)", "tps.png"),
-                                 ("wal_bytes_per_txn", "WAL bytes per transaction (median, min-max)",
-                                  "wal-per-txn.png")]:
-        dat = os.path.join(outdir, fname.replace(".png", ".dat"))
-        with open(dat, "w") as f:
-            for c in CONFIGS:
-                vals = []
-                for w in workloads:
-                    s = summary.get((w, c), {}).get(metric)
-                    vals += [s["median"], s["min"], s["max"]] if s else [0, 0, 0]
-                f.write(c + " " + " ".join(f"{v:.3f}" for v in vals) + "\n")
-        cols = ", ".join(
-            f"'{dat}' using {2 + 3 * i}:{3 + 3 * i}:{4 + 3 * i}:xtic(1) title '{w}'"
-            for i, w in enumerate(workloads))
-        gnuplot(f"""set terminal pngcairo size 800,450 noenhanced
-set output '{os.path.join(outdir, fname)}'
-set title '{title}'
-set style data histogram
-set style histogram errorbars gap 2 lw 1
-set style fill solid 0.6 border -1
-set yrange [0:*]
-set grid ytics
-set key outside right top
-plot {cols}
-""")
-        made.append(fname)
-    return made
 
 
 def plot_crash(crash, outdir):
@@ -300,31 +196,28 @@ def main():
     with open(os.path.join(rdir, "meta.json")) as f:
         meta = json.load(f)
     boots = read_boots(rdir)
-    bench_rows = read_csv(os.path.join(rdir, "bench", "bench.csv"))
+    bench_rows = report_bench.read_rows(os.path.join(rdir, "bench", "bench.csv"))
     crash_rows = []
-    for c in CONFIGS:
+    for c in CRASH_CONFIGS:
         crash_rows += read_csv(os.path.join(rdir, f"crash-{c}", "crash.csv"))
-    if not bench_rows and not crash_rows:
+    if not bench_rows and not crash_rows and \
+            not os.path.exists(os.path.join(rdir, "iobench", "iobench.csv")):
         sys.exit(f"report.py: no bench.csv or crash.csv under {rdir}")
-    bench = summarize_bench(bench_rows)
-    ratios = rep_ratios(bench_rows)
     crash = summarize_crash(crash_rows)
-    workloads = sorted({r["workload"] for r in bench_rows})
+    plots_on = not os.environ.get("LBS_REPORT_NO_PLOTS")  # unit tests run without gnuplot
+    rel = os.path.relpath(rdir, os.path.dirname(os.path.abspath(report)))
+    btop, blines, bjson = report_bench.section(rdir, rel, bench_rows, CONFIG_TABLE, plots_on) \
+        if bench_rows else ([], [], {})
 
     with open(os.path.join(rdir, "bench.json"), "w") as f:
-        json.dump({"meta": meta, "boots": boots, "runs": bench_rows,
-                   "summary": [{"workload": w, "config": c, **s} for (w, c), s in bench.items()]},
-                  f, indent=1)
+        json.dump({"meta": meta, "boots": boots, "runs": bench_rows, **bjson}, f, indent=1)
     with open(os.path.join(rdir, "crash.json"), "w") as f:
         json.dump({"meta": meta, "boots": boots, "cycles": crash_rows,
                    "summary": [{"config": c, "device_model": m, **s}
                                for c, m, s in crash_groups(crash)]}, f, indent=1)
-    plots = []
-    if not os.environ.get("LBS_REPORT_NO_PLOTS"):  # unit tests run without gnuplot
-        plots = (plot_bench(bench, workloads, rdir) if bench_rows else []) + \
-            (plot_crash(crash, rdir) if crash_rows else [])
+    if plots_on and crash_rows:
+        plot_crash(crash, rdir)
 
-    rel = os.path.relpath(rdir, os.path.dirname(os.path.abspath(report)))
     settings_path = os.path.join(rdir, "bench", "pg-settings.conf")
     settings = open(settings_path).read() if os.path.exists(settings_path) else "(not recorded)\n"
     L = []
@@ -335,67 +228,33 @@ def main():
              f"[`bench.csv`]({rel}/bench/bench.csv), [`bench.json`]({rel}/bench.json), "
              f"[`crash.json`]({rel}/crash.json), [`boots.jsonl`]({rel}/boots.jsonl), and each "
              f"boot's `output.txt` and `dmesg.txt`.\n")
-    L += boot_lines(boots)
+    L += btop
     L.append("## What was compared\n")
-    L.append("| configuration | XFS block | device power-fail atomic unit | REQ_ATOMIC | full_page_writes |")
-    L.append("|---|---|---|---|---|")
-    seen = {}
-    for r in bench_rows + crash_rows:
-        seen.setdefault(r["config"], r)
-    for c in CONFIGS:
-        r = seen.get(c)
-        if r:
-            au = f"{int(r['atomic_unit']) // 1024}k" if r["atomic_unit"] != "0" else "none"
-            L.append(f"| {c} | {int(r['xfs_bs']) // 1024}k | {int(r['pawu']) // 1024}k | {au} | "
-                     f"{r['full_page_writes']} |")
+    L.append("| configuration | XFS block | device power-fail atomic unit | REQ_ATOMIC | "
+             "full_page_writes | wal_compression | role |")
+    L.append("|---|---|---|---|---|---|---|")
+    seen = {r["config"] for r in bench_rows + crash_rows}
+    for c, t in CONFIG_TABLE.items():
+        if c in seen:
+            au = f"{int(t['atomic']) // 1024}k" if t["atomic"] != "0" else "none"
+            L.append(f"| {c} | {int(t['xfs_bs']) // 1024}k | {int(t['pawu']) // 1024}k | {au} | "
+                     f"{t['fpw']} | {t['walcomp']} | {t['role']}: {t['what']} |")
     L.append("")
     L.append("The device is `tornblk`, our RAM block device with a volatile write cache: at a power "
              "cut, every write not yet flushed persists one power-fail unit at a time on a seeded "
              "coin (a REQ_ATOMIC write whole or not at all).  The data directory lives on the device "
              "under test; `pg_wal` on a second tornblk device (XFS 4k, 4k unit) that loses power "
              "at the same moment, as on a server with a separate WAL volume.  PostgreSQL 15 with "
-             "data checksums (`initdb -k`), identical settings in every configuration except "
-             "`full_page_writes`:\n")
+             "data checksums (`initdb -k`).  Device model of the benchmark: "
+             f"{', '.join(sorted({device_model(r) for r in bench_rows})) or 'no benchmark'} (with "
+             "DMA capture a write() into a block under writeback waits where the file has stable "
+             "writes, so that cost of the buffered fix is in the numbers: compare lbs-atomic-wb "
+             "with lbs-only, the same device without atomic writes).  The benchmark's settings, "
+             "identical in every configuration except `full_page_writes` and `wal_compression`:\n")
     L.append("```\n" + settings.rstrip() + "\n```\n")
-    if bench_rows:
-        r0 = bench_rows[0]
-        reps = max(int(r["rep"]) for r in bench_rows)
-        L.append("## Throughput and write volume\n")
-        L.append(f"sysbench, {r0['tables']} tables x {r0['table_size']} rows, {r0['threads']} threads, "
-                 f"{r0['seconds']} s measured after a warm-up, {reps} repetitions per cell, "
-"configurations interleaved in rotating order in one boot.  Cells show the median "
-                 "and (min–max) over repetitions.  Ratios are the median of per-repetition ratios "
-                 "(each configuration against baseline in the same repetition), which cancels the "
-                 "machine's drift between repetitions that the min–max ranges show, followed by "
-                 "their own min–max over repetitions: with this few repetitions that range is "
-                 "the interval there is, not a confidence interval.  WAL and "
-                 "full-page images come from `pg_stat_wal`, checkpoints from `pg_stat_bgwriter`, "
-                 "device bytes from tornblk's counter for the data device (including the writeback "
-                 "of what the run dirtied, forced by the clean stop).  Device model: "
-                 f"{', '.join(sorted({device_model(r) for r in bench_rows}))}"
-                 " (with DMA capture a write() into a block under writeback waits where the "
-                 "file has stable writes, so that cost of the buffered fix is in the numbers: "
-                 "compare lbs-atomic-wb with lbs-only, the same device without atomic writes).\n")
-        for w in workloads:
-            L.append(f"### {w}\n")
-            L.append("| configuration | TPS | TPS vs baseline | p95 ms | p99 ms | WAL bytes/txn | "
-                     "WAL vs baseline | FPI/txn | data device bytes/txn | checkpoints |")
-            L.append("|---|---|---|---|---|---|---|---|---|---|")
-            for c in CONFIGS:
-                s = bench.get((w, c))
-                if not s:
-                    continue
-                tr = ratios.get((w, c, "tps"))
-                wr = ratios.get((w, c, "wal_bytes_per_txn"))
-                L.append(f"| {c} | {cell(s['tps'], 1)} | {ratio_cell(tr)} | "
-                         f"{cell(s['lat_p95_ms'], 1)} | {cell(s['lat_p99_ms'], 1)} | "
-                         f"{cell(s['wal_bytes_per_txn'])} | {ratio_cell(wr)} | "
-                         f"{cell(s['fpi_per_txn'], 2)} | {cell(s['data_dev_bytes_per_txn'])} | "
-                         f"{cell(s['checkpoints'])} |")
-            L.append("")
-        for p in plots:
-            if p != "crash.png":
-                L.append(f"![{p}]({rel}/{p})\n")
+    L += boot_lines(boots)
+    L += blines
+    L += report_bench.iobench_section(rdir)
     if crash_rows:
         L.append("## Crash and verify\n")
         L.append("Each cycle: fresh devices and cluster, sysbench oltp_write_only plus a ledger client "
@@ -436,7 +295,8 @@ def main():
         L.append("")
         L.append(f"![crash.png]({rel}/crash.png)\n")
     L.append("## What it means\n")
-    L += meaning(bench, ratios, crash, workloads)
+    L += bjson.get("meaning", [])
+    L += meaning(crash)
     L.append("## Before you turn it off on your own server\n")
     L.append("These results hold for the stack they ran on.  On a real server, run "
              "`atomicw advise DATADIR` first (it only reads; `--innodb` for an InnoDB data "
@@ -455,8 +315,11 @@ def main():
              "keep it; this shows what PostgreSQL gets if it does.")
     L.append("- The guest runs under QEMU TCG (software emulation), tens of transactions per second: "
              "absolute numbers mean nothing; compare configurations within this run only.")
-    L.append("- Small data set and short runs (see above); the short mode has few repetitions, so "
-             "ratios carry the noise shown by the min–max ranges.  `workloads/run --long` runs longer.")
+    L.append("- Small data sets sized for the emulator (see above).  Ratios are medians of "
+             "per-repetition ratios with an order-statistic interval; with 5 repetitions or "
+             "fewer (the short mode) there is no interval, only the min–max.  The CHECKPOINT command is an immediate checkpoint: "
+             "it writes as fast as it can instead of spreading its writes as the timer's "
+             "checkpoints do (see the timed runs for those).")
     L.append("- The cut is placed in the checkpoint's writeback on purpose: that is when pages can "
              "tear.  A cycle without a torn page in flight proves nothing by itself, which is why "
              "the controls must show corruption.")
@@ -481,23 +344,8 @@ def main():
         f.write("\n".join(L) + "\n")
 
 
-def meaning(bench, ratios, crash, workloads):
+def meaning(crash):
     L = []
-    for w in workloads:
-        b, a = bench.get((w, "baseline")), bench.get((w, "lbs-atomic"))
-        if b and a:
-            tr = ratios.get((w, "lbs-atomic", "tps"))
-            wr = ratios.get((w, "lbs-atomic", "wal_bytes_per_txn"))
-            L.append(f"- {w}: lbs-atomic ran at {ratio_cell(tr)} baseline's TPS and wrote "
-                     f"{ratio_cell(wr)} its WAL per transaction "
-                     f"({fmt(a['fpi_per_txn']['median'], 2)} vs {fmt(b['fpi_per_txn']['median'], 2)} "
-                     "full-page images per transaction).")
-            u = bench.get((w, "unsafe"))
-            if u:
-                L.append(f"  Its data device took {fmt(a['data_dev_bytes_per_txn']['median'])} bytes per "
-                         f"transaction against {fmt(u['data_dev_bytes_per_txn']['median'])} for unsafe "
-                         "(same settings on 4k blocks): the price of 16k blocks, whose writeback "
-                         "writes a whole 16k block for each dirty 8k page.")
     models = {m for (_, m) in crash}
     for c, m, s in crash_groups(crash):
         name = f"{c} ({m})" if len(models) > 1 else c

@@ -1,5 +1,5 @@
 #!/bin/bash
-# atomicw advise on the storage of every configuration in configs.tsv and on
+# atomicw advise on the storage of every crash configuration in configs.tsv and on
 # traps built on purpose: the verdict (exit status) and the check that
 # names the cause.  A PostgreSQL data directory made by initdb sits on each,
 # so the page size comes from pg_controldata.
@@ -61,7 +61,7 @@ unfs() {
 	t_tornblk_remove "$1"
 }
 
-mapfile -t cfgs <<<"$(wl_configs)"
+mapfile -t cfgs <<<"$(wl_configs protected control)" # the variants share their storage
 for cfg in "${cfgs[@]}"; do
 	wl_config "$cfg"
 	attrs=(physical_block_size="$WL_PAWU" pawu="$WL_PAWU")
