@@ -60,7 +60,8 @@ def read_rows(path):
         missing = [c for c in REQUIRED if c not in rows[0]]
         if missing:
             raise SystemExit(f"report.py: {path} lacks the columns {', '.join(missing)}: it was "
-                             "written by an older bench.sh; run workloads/run again")
+                             "written by an older bench.sh; move it away, or start the mode again with "
+                             "--discard-evidence")
     return rows
 
 
@@ -353,7 +354,10 @@ def section(rdir, rel, rows, table, plots_on):
                  "load waited for the previous checkpoint.  p99 rests on N/100 transactions per run "
                  "(sysbench's histogram buckets are about 2% wide).  Recovery: the page cache is "
                  "dropped before the restart, `recovery s` is redo's own time from the server "
-                 "log.  Cells: median (min–max) over repetitions.\n")
+                 "log.  A fixed K leaves out one feedback of real servers: full-page images make "
+                 "the WAL grow faster, so checkpoints triggered by max_wal_size come sooner and "
+                 "bring more full-page images; that understates the cost of full_page_writes "
+                 "here.  Cells: median (min–max) over repetitions.\n")
     for w, k in cell_list:
         L.append(f"### {w}, CHECKPOINT {kdesc(k)}\n")
         L.append("| configuration | reps | " + " | ".join(lbl for _, lbl, _ in FIXED_METRICS) + " |")
