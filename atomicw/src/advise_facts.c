@@ -102,11 +102,12 @@ static void unescape_octal(char *s)
 int aw_mountinfo_fstype(FILE *f, unsigned int maj, unsigned int min, const char *path,
 			char *fstype, size_t len)
 {
-	char line[4096];
-	size_t best = 0;
+	char *line = NULL;
+	size_t cap = 0, best = 0;
 	int found = -1;
 
-	while (fgets(line, sizeof(line), f)) {
+	/* Whole lines, however long (option strings can pass 4k). */
+	while (getline(&line, &cap, f) > 0) {
 		unsigned int ma, mi;
 		char mnt[PATH_MAX], type[64];
 		char *sep = strstr(line, " - ");
@@ -125,6 +126,7 @@ int aw_mountinfo_fstype(FILE *f, unsigned int maj, unsigned int min, const char 
 		snprintf(fstype, len, "%s", type);
 		found = 0;
 	}
+	free(line);
 	return found;
 }
 

@@ -191,6 +191,30 @@ static void test_mountinfo(void)
 	CHECK(aw_mountinfo_fstype(f, 252, 1, "/srv/pg data/main", t, sizeof(t)) == 0 &&
 	      !strcmp(t, "xfs"));
 	fclose(f);
+	/* A line longer than 4k (a long option string): read whole, its tail
+	 * is not a line of its own (the tail here looks like a mount of /srv,
+	 * starting right after two 4095-byte pieces). */
+	{
+		size_t n = 2 * 4095 - strlen("50 22 252:2 / /mnt/a rw,");
+		char *big = malloc(n + 200), *p = big;
+
+		CHECK(big != NULL);
+		if (!big)
+			return;
+		p += sprintf(p, "50 22 252:2 / /mnt/a rw,");
+		memset(p, 'o', n);
+		p += n;
+		p += sprintf(p, " 60 22 252:2 / /srv rw - xfs /dev/tb2 rw\n"
+			     "51 22 252:2 / /mnt rw - ext4 /dev/tb2 rw\n");
+		f = fmemopen(big, (size_t)(p - big), "r");
+		CHECK(aw_mountinfo_fstype(f, 252, 2, "/srv/pg", t, sizeof(t)) == -1);
+		fclose(f);
+		f = fmemopen(big, (size_t)(p - big), "r");
+		CHECK(aw_mountinfo_fstype(f, 252, 2, "/mnt/a/x", t, sizeof(t)) == 0 &&
+		      !strcmp(t, "xfs"));
+		fclose(f);
+		free(big);
+	}
 }
 
 static void test_statx(void)

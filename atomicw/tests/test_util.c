@@ -75,6 +75,13 @@ int main(void)
 	CHECK(aw_samples_pct(&s, 99.9) == 999);
 	CHECK(aw_samples_pct(&s, 100) == 1000);
 	aw_samples_free(&s);
+	/* Valid UTF-8 passes as is; bytes that are not UTF-8 become U+FFFD. */
+	CHECK(json_is("/srv/caf\xc3\xa9", "\"/srv/caf\xc3\xa9\""));
+	CHECK(json_is("a\xff" "b", "\"a\\ufffdb\""));
+	CHECK(json_is("\xc3", "\"\\ufffd\""));			/* cut short */
+	CHECK(json_is("\xe0\x80\x80", "\"\\ufffd\\ufffd\\ufffd\""));	/* overlong */
+	CHECK(json_is("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""));	/* surrogate */
+	CHECK(json_is("\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\""));
 	CHECK(json_is("/dev/tb0", "\"/dev/tb0\""));
 	CHECK(json_is("a\"b\\c", "\"a\\\"b\\\\c\""));
 	CHECK(json_is("x\ny\t", "\"x\\u000ay\\u0009\""));
