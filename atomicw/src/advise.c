@@ -198,8 +198,8 @@ void aw_advise(const struct aw_advise_in *in, struct aw_advice *a)
 		    in->page_source[0] ? in->page_source : "no way to read it");
 	else if (in->page_other)
 		add(a, "page-size", AW_FAIL, "the page is what must not tear",
-		    "--page-size %" PRIu64 " but pg_controldata says %" PRIu64, in->page,
-		    in->page_other);
+		    "--page-size %" PRIu64 " but %s says %" PRIu64, in->page,
+		    in->db == AW_DB_POSTGRES ? "pg_controldata" : "ibdata1", in->page_other);
 	else
 		add(a, "page-size", AW_PASS, "the page is what must not tear",
 		    "%" PRIu64 " bytes (%s)", in->page, in->page_source);

@@ -13,6 +13,7 @@
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 
+#include "innodb_page.h"
 #include "pg_controldata.h"
 #include "util.h"
 
@@ -195,12 +196,15 @@ int aw_advise_gather(const char *path, enum aw_db db, uint64_t page, int direct,
 		if (page)
 			snprintf(in->page_source, sizeof(in->page_source), "--page-size%s",
 				 ctl == page ? ", as pg_controldata says" : "");
-	} else if (page) {
-		in->page = page;
-		snprintf(in->page_source, sizeof(in->page_source), "--page-size");
 	} else {
-		snprintf(in->page_source, sizeof(in->page_source),
-			 "innodb_page_size is not read from the files");
+		uint64_t ib = aw_innodb_page_size(real, in->page_source, sizeof(in->page_source));
+
+		in->page = page ? page : ib;
+		if (page && ib && ib != page)
+			in->page_other = ib;
+		if (page)
+			snprintf(in->page_source, sizeof(in->page_source), "--page-size%s",
+				 ib == page ? ", as ibdata1 says" : "");
 	}
 
 	ask_statx(real, &st, &in->fs);

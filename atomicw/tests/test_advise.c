@@ -16,6 +16,7 @@
 #include "advise.h"
 #include "advise_facts.h"
 #include "blkstack.h"
+#include "innodb_page.h"
 #include "tap.h"
 
 static char root[PATH_MAX];
@@ -217,6 +218,56 @@ static void test_mountinfo(void)
 	}
 }
 
+/* Page 0 of a tablespace whose FSP flags (bytes 54..57) are flags. */
+static uint64_t ib_page(uint32_t flags)
+{
+	unsigned char hdr[64] = { 0 };
+
+	hdr[54] = (unsigned char)(flags >> 24);
+	hdr[55] = (unsigned char)(flags >> 16);
+	hdr[56] = (unsigned char)(flags >> 8);
+	hdr[57] = (unsigned char)flags;
+	return aw_innodb_page_from_header(hdr, sizeof(hdr));
+}
+
+static void test_innodb_page(void)
+{
+	char dir[] = "/tmp/test_advise_ib.XXXXXX", path[64], src[256];
+	unsigned char page0[16384] = { 0 };
+	FILE *f;
+
+	/* MySQL layout: PAGE_SSIZE in bits 6..9, 0 = 16k. */
+	CHECK(ib_page(0) == 16384);
+	CHECK(ib_page(0x21) == 16384);		/* post-antelope, atomic blobs */
+	CHECK(ib_page(3u << 6) == 4096);
+	CHECK(ib_page(4u << 6 | 0x21) == 8192);
+	CHECK(ib_page(6u << 6) == 32768);
+	CHECK(ib_page(7u << 6) == 65536);
+	CHECK(ib_page(2u << 6) == 0);		/* 2k: not an InnoDB page size */
+	CHECK(ib_page(9u << 6) == 0);
+	/* MariaDB full_crc32: marker bit 4, PAGE_SSIZE in bits 0..3. */
+	CHECK(ib_page(0x10 | 5) == 16384);
+	CHECK(ib_page(0x10 | 3) == 4096);
+	CHECK(ib_page(0x10 | 7) == 65536);
+	CHECK(ib_page(0x10) == 0);
+	/* Too short to hold the flags. */
+	CHECK(aw_innodb_page_from_header(page0, 57) == 0);
+
+	/* From a data directory: its ibdata1, or the reason there is none. */
+	if (!mkdtemp(dir)) {
+		CHECK(0);
+		return;
+	}
+	CHECK(aw_innodb_page_size(dir, src, sizeof(src)) == 0 && strstr(src, "ibdata1"));
+	snprintf(path, sizeof(path), "%s/ibdata1", dir);
+	page0[57] = 0x10 | 4; /* full_crc32, 8k */
+	f = fopen(path, "w");
+	CHECK(f && fwrite(page0, 1, sizeof(page0), f) == sizeof(page0) && !fclose(f));
+	CHECK(aw_innodb_page_size(dir, src, sizeof(src)) == 8192 && !strcmp(src, path));
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_statx(void)
 {
 	struct aw_fs_facts fs = { 0 };
@@ -375,6 +426,7 @@ int main(void)
 	build_tree();
 	test_walk();
 	test_mountinfo();
+	test_innodb_page();
 	test_statx();
 	test_verdicts();
 	test_more();
