@@ -106,12 +106,7 @@ done
 mkdir -p "$out/series"
 csv=$out/bench.csv
 columns="kernel,config,xfs_bs,pawu,atomic_unit,full_page_writes,wal_compression,dma_delay_us,mode,workload,rep,ckpt_every,threads,data_set,warmup_events,transactions,seconds,wall_seconds,checkpoint_wait_s,tps,tps_cv,lat_avg_ms,lat_p95_ms,lat_p99_ms,wal_bytes,wal_fpi,wal_records,checkpoints_req,checkpoints_timed,checkpoint_waits,buffers_checkpoint,buffers_clean,buffers_backend,autovacuums,data_dev_bytes,wal_dev_bytes,wal_bytes_per_txn,wal_dev_bytes_per_txn,fpi_per_txn,data_dev_bytes_per_txn,recovery_s,restart_s,recovery_wal_bytes"
-if [ -s "$csv" ]; then
-	[ "$(head -n 1 "$csv")" = "$columns" ] ||
-		t_fail "$csv has other columns than this version writes; move it away"
-else
-	echo "$columns" >"$csv"
-fi
+wl_csv "$csv" "$columns"
 
 wl_template
 WL_FPW="from configs.tsv" WL_WALCOMP="from configs.tsv" wl_pg_settings >"$out/pg-settings.conf"
@@ -143,11 +138,7 @@ drive() {
 	pgbench-*)
 		local pgopt=()
 		[ "$wl" = pgbench-N ] && pgopt=(-N)
-		rm -f /tmp/pgblog*
-		(cd /tmp && as_pg "$PGBIN/pgbench" -h "$PGSOCK" -U postgres -n "${pgopt[@]}" \
-			-c "$WL_THREADS" -j "$WL_THREADS" -t $((n / WL_THREADS)) -l --log-prefix=pgblog \
-			pgbench) >/tmp/drive.out 2>&1 ||
-			{ tail -n 20 /tmp/drive.out >&2; t_fail "pgbench $wl failed"; }
+		wl_pgbench "${pgopt[@]}" -t $((n / WL_THREADS))
 		grep -q "number of transactions actually processed: $n/$n" /tmp/drive.out ||
 			{ tail -n 20 /tmp/drive.out >&2; t_fail "pgbench $wl: not all $n transactions were processed"; }
 		for f in /tmp/pgblog*; do awk '{ printf "%.3f 1\n", $3 / 1000 }' "$f"; done >>"$lats"
@@ -335,10 +326,7 @@ timed() {
 	pgbench-*)
 		local pgopt=()
 		[ "$wl" = pgbench-N ] && pgopt=(-N)
-		rm -f /tmp/pgblog*
-		(cd /tmp && as_pg "$PGBIN/pgbench" -h "$PGSOCK" -U postgres -n "${pgopt[@]}" \
-			-c "$WL_THREADS" -j "$WL_THREADS" -T "$timed" -P 1 -l --log-prefix=pgblog pgbench) \
-			>/tmp/drive.out 2>&1 || { tail -n 20 /tmp/drive.out >&2; t_fail "pgbench $wl failed"; }
+		wl_pgbench "${pgopt[@]}" -T "$timed" -P 1
 		awk '/^progress:/ { gsub(/,/, ""); print $2, $4 }' /tmp/drive.out >"$base.tps"
 		R[transactions]=$(awk '/number of transactions actually processed:/ { split($NF, a, "/"); print a[1] }' /tmp/drive.out)
 		cat /tmp/pgblog* | awk '{ printf "%.3f 1\n", $3 / 1000 }' >/tmp/run.lats

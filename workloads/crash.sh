@@ -82,12 +82,7 @@ logs=$out/logs
 [ "$check" -eq 0 ] || rm -rf "$csv" "$logs"
 mkdir -p "$logs"
 columns="kernel,commit,config,xfs_bs,pawu,atomic_unit,full_page_writes,synchronous_commit,dma_delay_us,cycle,seed,cut_mode,unflushed_writes,cut_pos,cut_fraction,data_cached_writes,data_rewound_writes,wal_cached_writes,torn_writes,units_kept,units_lost,pages_in_flight,pages_partial,pages_torn,wal_pages_torn,mount,recovery,redo,log_page_errors,fsm_pages_zeroed,amcheck_rc,amcheck_errors,visibility_errors,checksum_bad,xfs_repair,commits_seen,commits_lost,seconds,verdict"
-if [ -s "$csv" ]; then
-	[ "$(head -n 1 "$csv")" = "$columns" ] ||
-		t_fail "$csv has other columns than this version writes; move it away"
-else
-	echo "$columns" >"$csv"
-fi
+wl_csv "$csv" "$columns"
 # Resume: cycle numbers (and so seeds) continue after the rows already there.
 first=$(($(wc -l <"$csv")))
 sync_commit=on

@@ -233,5 +233,25 @@ wl_ledger_start() {
 	WL_LEDGER_PID=$!
 }
 
+# wl_csv FILE COLUMNS: start FILE with the header COLUMNS, or go on with it
+# (resuming) if it has exactly that header.
+wl_csv() {
+	if [ -s "$1" ]; then
+		[ "$(head -n 1 "$1")" = "$2" ] ||
+			t_fail "$1 has other columns than this version writes; move it away"
+	else
+		echo "$2" >"$1"
+	fi
+}
+
+# wl_pgbench ARGS...: pgbench on the pgbench database with the client
+# threads, its per-transaction log in /tmp/pgblog*; output in /tmp/drive.out.
+wl_pgbench() {
+	rm -f /tmp/pgblog*
+	(cd /tmp && as_pg "$PGBIN/pgbench" -h "$PGSOCK" -U postgres -n -c "$WL_THREADS" \
+		-j "$WL_THREADS" -l --log-prefix=pgblog "$@" pgbench) >/tmp/drive.out 2>&1 ||
+		{ tail -n 20 /tmp/drive.out >&2; t_fail "pgbench $* failed"; }
+}
+
 tb_stat() { t_tornblk_stat "$WL_DEV" "$1"; }
 tb_walstat() { t_tornblk_stat "$WL_WALDEV" "$1"; }

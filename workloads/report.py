@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 import report_bench
+from report_bench import num
 from stats import binom_upper  # noqa: F401  (tests use report.binom_upper)
 
 def read_configs():
@@ -46,13 +47,6 @@ def read_csv(path):
         return []
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
-
-
-def num(v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
 
 
 def device_model(row):
