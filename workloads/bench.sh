@@ -273,7 +273,7 @@ recovery() {
 # driver's own (without start-up and connections) plus the time the load
 # stood still waiting for the previous segment's checkpoint.
 fixed() {
-	local config=$1 wl=$2 rep=$3 k=$4 d0 w0 ck='' tw wall drv w0t
+	local config=$1 wl=$2 rep=$3 k=$4 d0 w0 ck='' tw wall drv w0t seg lat
 	R=() ST=()
 	R[mode]=fixed R[workload]=$wl R[rep]=$rep R[ckpt_every]=$k R[transactions]=$events
 	R[checkpoint_waits]=0 R[checkpoint_wait_s]=0 R[seconds]=0 R[wall_seconds]=0
@@ -281,7 +281,9 @@ fixed() {
 	d0=$(tb_stat bytes_written) w0=$(tb_walstat bytes_written)
 	: >/tmp/run.lats
 	for _ in $(seq 1 $((events / k))); do
-		read -r wall drv <<<"$(drive "$wl" "$k" /tmp/run.lats)"
+		# (A failure inside $(...) ends only the subshell: check it here.)
+		seg=$(drive "$wl" "$k" /tmp/run.lats) || t_fail "$config $wl: a segment failed"
+		read -r wall drv <<<"$seg"
 		tw=0
 		# The previous segment's checkpoint must be over before the next starts.
 		if [ -n "$ck" ]; then
@@ -301,7 +303,8 @@ fixed() {
 	sync
 	R[data_dev_bytes]=$(($(tb_stat bytes_written) - d0))
 	R[wal_dev_bytes]=$(($(tb_walstat bytes_written) - w0))
-	read -r 'R[lat_avg_ms]' 'R[lat_p95_ms]' 'R[lat_p99_ms]' <<<"$(latstats /tmp/run.lats)"
+	lat=$(latstats /tmp/run.lats) || t_fail "$config $wl: no latencies"
+	read -r 'R[lat_avg_ms]' 'R[lat_p95_ms]' 'R[lat_p99_ms]' <<<"$lat"
 	recovery "$wl" "$k"
 	wl_pg_stop || t_fail "$config: clean stop failed"
 	row
@@ -315,7 +318,7 @@ fixed() {
 # Device bytes are read at the end of the load (before the shutdown's
 # checkpoint).
 timed() {
-	local config=$1 wl=$2 d0 w0 t0 base
+	local config=$1 wl=$2 d0 w0 t0 base lat
 	R=() ST=()
 	R[mode]=timed R[workload]=$wl R[rep]=1 R[ckpt_every]=0
 	start "$config" "$wl" 1 30s
@@ -355,7 +358,8 @@ timed() {
 			cmd = "date -d \"" $1 " " $2 " " $3 "\" +%s.%N"; cmd | getline e; close(cmd)
 			if ($0 ~ /starting:/) s = e - t0; else if (s != "") { printf "%.1f %.1f\n", s, e - t0; s = "" }
 		}' "$WL_LOG" | awk -v end="${R[seconds]}" '$1 >= 0 && $1 <= end' >"$base.ckpt" # not the shutdown's
-	read -r 'R[lat_avg_ms]' 'R[lat_p95_ms]' 'R[lat_p99_ms]' <<<"$(latstats /tmp/run.lats)"
+	lat=$(latstats /tmp/run.lats) || t_fail "$config $wl: no latencies"
+	read -r 'R[lat_avg_ms]' 'R[lat_p95_ms]' 'R[lat_p99_ms]' <<<"$lat"
 	# Per-second TPS after the first 5 s (the ramp-up): its coefficient of variation.
 	R[tps_cv]=$(awk '$1 > 5 { s += $2; q += $2 * $2; n++ } END { if (n > 1 && s > 0) printf "%.3f", sqrt((q - s * s / n) / (n - 1)) / (s / n); else print "NA" }' "$base.tps")
 	row
