@@ -26,7 +26,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #define PAGE 4096u
@@ -244,45 +243,12 @@ static void *dio_writer(void *arg)
 	return NULL;
 }
 
-/* Direct writes that must not wait: never through the page cache. */
-static void *nowait_writer(void *arg)
-{
-	struct worker *w = arg;
-	int fd = open_dev(O_RDWR | O_DIRECT);
-	uint64_t seed = 0x6a09e667f3bcc909ull;
-	void *buf = NULL;
-
-	if (fd < 0)
-		return NULL;
-	if (posix_memalign(&buf, PAGE, PAGE)) {
-		fail("posix_memalign");
-		close(fd);
-		return NULL;
-	}
-	memset(buf, 0xa5, PAGE);
-	while (!atomic_load(&stop)) {
-		struct iovec iov = { .iov_base = buf, .iov_len = PAGE };
-		off_t off = (off_t)(next(&seed) % ((1 << 20) / PAGE)) * PAGE;
-		ssize_t n = pwritev2(fd, &iov, 1, off, RWF_NOWAIT);
-
-		if (n != PAGE && !(n < 0 && errno == EAGAIN)) {
-			fail("pwritev2(RWF_NOWAIT)");
-			break;
-		}
-		w->ops++;
-	}
-	free(buf);
-	close(fd);
-	return NULL;
-}
-
 int main(int argc, char **argv)
 {
 	struct worker ws[] = {
 		{ .name = "resize", .fn = resizer }, { .name = "splice", .fn = splicer },
 		{ .name = "fadvise", .fn = advisor }, { .name = "fault", .fn = faulter },
 		{ .name = "dirty", .fn = dirtier }, { .name = "odirect", .fn = dio_writer },
-		{ .name = "nowait", .fn = nowait_writer },
 	};
 	size_t n = sizeof(ws) / sizeof(ws[0]);
 	char *end;

@@ -17,12 +17,12 @@ check() {
 	local lo=$1 fd=$2 what=$3 ss bs
 	ss=$(blockdev --getss "$lo")
 	[ "$ss" = 16384 ] || t_fail "$what: logical block size $ss, not 16384"
-	bs=$(blockdev --getbsz "$lo")
-	[ "$bs" -ge 16384 ] || t_fail "$what: block size $bs stayed below the 16k logical block"
 	dd if="$lo" of=/dev/null bs=16k count=64 status=none ||
 		t_fail "$what: buffered read failed: $(dmesg | tail -n 2 | tr '\n' ' ')"
 	dd of=/dev/null bs=16k count=64 status=none <&"$fd" ||
 		t_fail "$what: buffered read through the descriptor opened before failed"
+	bs=$(blockdev --getbsz "$lo")
+	[ "$bs" -ge 16384 ] || t_fail "$what: block size $bs stayed below the 16k logical block"
 	t_log "$what: logical block $ss, block size $bs, buffered reads work"
 }
 
