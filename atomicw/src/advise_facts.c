@@ -187,24 +187,18 @@ int aw_advise_gather(const char *path, enum aw_db db, uint64_t page, int direct,
 		fprintf(stderr, "atomicw advise: %s is not a directory\n", path);
 		return -1;
 	}
-	if (db == AW_DB_POSTGRES) {
-		uint64_t ctl = aw_pg_block_size(real, in->page_source, sizeof(in->page_source));
+	{
+		/* The page size the directory itself records, and who says so. */
+		int pg = db == AW_DB_POSTGRES;
+		uint64_t own = pg ? aw_pg_block_size(real, in->page_source, sizeof(in->page_source))
+				  : aw_innodb_page_size(real, in->page_source, sizeof(in->page_source));
 
-		in->page = page ? page : ctl;
-		if (page && ctl && ctl != page)
-			in->page_other = ctl;
+		in->page = page ? page : own;
+		if (page && own && own != page)
+			in->page_other = own;
 		if (page)
 			snprintf(in->page_source, sizeof(in->page_source), "--page-size%s",
-				 ctl == page ? ", as pg_controldata says" : "");
-	} else {
-		uint64_t ib = aw_innodb_page_size(real, in->page_source, sizeof(in->page_source));
-
-		in->page = page ? page : ib;
-		if (page && ib && ib != page)
-			in->page_other = ib;
-		if (page)
-			snprintf(in->page_source, sizeof(in->page_source), "--page-size%s",
-				 ib == page ? ", as ibdata1 says" : "");
+				 own != page ? "" : pg ? ", as pg_controldata says" : ", as ibdata1 says");
 	}
 
 	ask_statx(real, &st, &in->fs);
