@@ -39,7 +39,12 @@ RATIO_METRICS = [("tps", "TPS"), ("lat_p99_ms", "p99 latency"),
                  ("wal_bytes_per_txn", "WAL/txn"), ("data_dev_bytes_per_txn", "data device bytes/txn"),
                  ("recovery_s", "redo time")]
 SCALE = {"data_dev_bytes": 1 / 2**20, "recovery_wal_bytes": 1 / 2**20}
-REFERENCE = "baseline"
+REFERENCE = "baseline"  # configs.tsv's; a table may name its own (role "reference")
+
+
+def reference_of(table):
+    """The configuration everything is compared with."""
+    return next((c for c, t in table.items() if t["role"] == "reference"), REFERENCE)
 REQUIRED = ("mode", "config", "workload", "rep", "ckpt_every", "tps")
 
 
@@ -104,13 +109,13 @@ def summarize(rows):
     return {k: {m: stats.summary(v) for m, v in d.items()} for k, d in acc.items()}
 
 
-def ratios(rows, noise):
+def ratios(rows, noise, reference=REFERENCE):
     """(workload, K, config, metric) -> summary of per-repetition ratios against
     the reference (baseline; a noise configuration against the one it copies)."""
     by = {(*ckey(r), r["rep"], r["config"]): r for r in rows if r["mode"] == "fixed"}
     acc = {}
     for (w, k, rep, c), r in by.items():
-        ref = by.get((w, k, rep, noise.get(c, REFERENCE)))
+        ref = by.get((w, k, rep, noise.get(c, reference)))
         if not ref or ref is r:
             continue
         for m, _ in RATIO_METRICS:
@@ -227,7 +232,7 @@ def plot_series(rdir, workload, entries):
     return fname
 
 
-def plot_ratios(rdir, rat, cell_list, configs):
+def plot_ratios(rdir, rat, cell_list, configs, reference):
     """TPS against the reference per cell and configuration: median with its interval."""
     dat = os.path.join(rdir, "tps-ratio.dat")
     with open(dat, "w") as f:
@@ -240,7 +245,7 @@ def plot_ratios(rdir, rat, cell_list, configs):
                 f.write(f"\"{w} K={k} {c}\" {s['median']:.4f} {lo:.4f} {hi:.4f}\n")  # K/N
     script = (f"set terminal pngcairo size 900,500 noenhanced\n"
               f"set output '{os.path.join(rdir, 'tps-ratio.png')}'\n"
-              "set title 'TPS against baseline (median of per-repetition ratios, interval, or min-max when too few)'\n"
+              f"set title 'TPS against {reference} (median of per-repetition ratios, interval, or min-max when too few)'\n"
               "set style fill solid 0.6 border -1\nset boxwidth 0.6\nset xtics rotate by -35\n"
               "set grid ytics\nset yrange [0:*]\nset arrow from graph 0,first 1 to graph 1,first 1 "
               "nohead dt 2\n"
@@ -264,14 +269,14 @@ def data_set_line(rdir):
     return f"{', '.join(parts)} against shared_buffers {sb}"
 
 
-def meaning(rat, noise, cell_list, configs):
+def meaning(rat, noise, cell_list, configs, reference=REFERENCE):
     """One line per cell and configuration: which effects are outside the noise."""
     twin_of = {ref: c for c, ref in noise.items()}
-    twin = twin_of.get(REFERENCE)
+    twin = twin_of.get(reference)
     L, tested = [], 0
     for w, k in cell_list:
         for c in configs:
-            if c == REFERENCE or c in noise or (w, k, c, "tps") not in rat:
+            if c == reference or c in noise or (w, k, c, "tps") not in rat:
                 continue
             parts = []
             for m, label in RATIO_METRICS:
@@ -281,7 +286,7 @@ def meaning(rat, noise, cell_list, configs):
                 tested += bool(s["ci95"])
                 parts.append(f"{label} {ratio_cell(s)}: "
                              f"{verdict(s, rat.get((w, k, twin, m)) if twin else None)}")
-            L.append(f"- {w}, CHECKPOINT {kdesc(k)}, {c} against {REFERENCE}: "
+            L.append(f"- {w}, CHECKPOINT {kdesc(k)}, {c} against {reference}: "
                      + "; ".join(parts) + ".")
     if tested:
         L.append(f"- {tested} intervals above: at 95% coverage each, a few of them can exclude 1.0 "
@@ -293,20 +298,22 @@ def section(rdir, rel, rows, table, plots_on):
     """Markdown lines: the summary of ratios (for the top) and the details."""
     configs = list(table)
     noise = noise_pairs(table)
+    reference = reference_of(table)
     summ = summarize(rows)
-    rat = ratios(rows, noise)
+    rat = ratios(rows, noise, reference)
     cell_list = cells(rows)
     timed = timed_summary(rdir, rows, configs)
     plots = []
     if plots_on:
         if cell_list:
-            plots.append(plot_ratios(rdir, rat, cell_list, configs))
+            plots.append(plot_ratios(rdir, rat, cell_list, configs, reference))
         for w, entries in timed.items():
             plots.append(plot_series(rdir, w, entries))
 
-    top = ["## Summary: each configuration against baseline\n"]
+    top = [f"## Summary: each configuration against {reference}\n"]
     covs = sorted({round(100 * x["coverage"], 1) for x in rat.values() if x["coverage"]})
-    top.append("Fixed work, the median of per-repetition ratios (each against baseline in the same "
+    top.append("Fixed work, the median of per-repetition ratios (each against "
+               f"{reference} in the same "
                "repetition) with a distribution-free interval of that median in brackets (order "
                "statistics, at least 95% coverage"
                + (f"; here {', '.join(f'{c}%' for c in covs)}" if covs else "")
@@ -317,7 +324,7 @@ def section(rdir, rel, rows, table, plots_on):
     top.append("|---|---|---|" + "---|" * len(RATIO_METRICS))
     for w, k in cell_list:
         for c in configs:
-            if c == REFERENCE or (w, k, c, "tps") not in rat:
+            if c == reference or (w, k, c, "tps") not in rat:
                 continue
             label = f"{c} (noise floor)" if c in noise else c
             top.append(f"| {w} | {kdesc(k)} | {label} | " +
@@ -375,15 +382,15 @@ def section(rdir, rel, rows, table, plots_on):
         L.append("## TPS over time (timed runs, checkpoint_timeout = 30s)\n")
         L.append("One run per workload and configuration: per-second TPS with the checkpoints "
                  "shaded.  Variability: the variance of the per-second TPS after the first 5 "
-                 "seconds and its ratio against baseline (as kdevops and the LSFMM figures report "
+                 f"seconds and its ratio against {reference} (as kdevops and the LSFMM figures report "
                  "it; it grows with the mean), and the coefficient of variation (sd / mean), "
                  "which does not; from one run each, so without an interval.\n")
         for w, entries in timed.items():
             L.append(f"### {w}\n")
-            L.append("| configuration | seconds | TPS | p99 ms | TPS variance | variance vs baseline "
+            L.append(f"| configuration | seconds | TPS | p99 ms | TPS variance | variance vs {reference} "
                      "| CV | checkpoints |")
             L.append("|---|---|---|---|---|---|---|---|")
-            base_var = next((v for c, _, v, _ in entries if c == REFERENCE), None)
+            base_var = next((v for c, _, v, _ in entries if c == reference), None)
             for c, r, var, nck in entries:
                 vr = f"{var / base_var:.2f}x" if var is not None and base_var else "n/a"
                 L.append(f"| {c} | {fmt(num(r['seconds']), 0)} | {fmt(num(r['tps']), 1)} | "
@@ -394,7 +401,7 @@ def section(rdir, rel, rows, table, plots_on):
             if png in plots:
                 L.append(f"![{png}]({rel}/{png})\n")
     L.append("")
-    top_meaning = meaning(rat, noise, cell_list, configs)
+    top_meaning = meaning(rat, noise, cell_list, configs, reference)
     return top, L, {"meaning": top_meaning, "summary": [{"workload": w, "ckpt_every_of": k, "config": c, **s}
                                 for (w, k, c), s in summ.items()],
                     "ratios": [{"workload": w, "ckpt_every_of": k, "config": c, "metric": m, **s}

@@ -20,12 +20,12 @@ import report_bench  # noqa: E402
 import stats  # noqa: E402
 
 def bench_columns():
-    """The header bench.sh writes (one place: its columns= line)."""
-    with open(os.path.join(os.path.dirname(HERE), "bench.sh")) as f:
+    """The header bench.sh writes (one place: BENCH_COLUMNS in benchcore.sh)."""
+    with open(os.path.join(os.path.dirname(HERE), "benchcore.sh")) as f:
         for line in f:
-            if line.startswith('columns="'):
-                return line.strip()[len('columns="'):-1].split(",")
-    raise SystemExit("test_report_bench: no columns= line in bench.sh")
+            if line.startswith('BENCH_COLUMNS="'):
+                return line.strip()[len('BENCH_COLUMNS="'):-1].split(",")
+    raise SystemExit("test_report_bench: no BENCH_COLUMNS= line in benchcore.sh")
 
 
 COLUMNS = bench_columns()
