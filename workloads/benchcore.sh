@@ -65,25 +65,25 @@ drive() {
 		local pgopt=()
 		[ "$wl" = pgbench-N ] && pgopt=(-N)
 		wl_pgbench "${pgopt[@]}" -t $((n / WL_THREADS))
-		grep -q "number of transactions actually processed: $n/$n" /tmp/drive.out ||
-			{ tail -n 20 /tmp/drive.out >&2; t_fail "pgbench $wl: not all $n transactions were processed"; }
-		for f in /tmp/pgblog*; do awk '{ printf "%.3f 1\n", $3 / 1000 }' "$f"; done >>"$lats"
-		rate=$(awk '/^tps = .*without initial connection time/ { print $3 }' /tmp/drive.out)
+		grep -q "number of transactions actually processed: $n/$n" "$WL_TMP/drive.out" ||
+			{ tail -n 20 "$WL_TMP/drive.out" >&2; t_fail "pgbench $wl: not all $n transactions were processed"; }
+		for f in "$WL_TMP"/pgblog*; do awk '{ printf "%.3f 1\n", $3 / 1000 }' "$f"; done >>"$lats"
+		rate=$(awk '/^tps = .*without initial connection time/ { print $3 }' "$WL_TMP/drive.out")
 		;;
 	*)
 		local rand=()
 		case $wl in *:uniform) rand=(--rand-type=uniform) ;; esac
 		wl_sysbench "${wl%%:*}" "${rand[@]}" --events="$n" --time=0 --histogram=on run \
-			>/tmp/drive.out 2>&1 ||
-			{ tail -n 20 /tmp/drive.out >&2; t_fail "sysbench $wl failed"; }
-		awk '/transactions:/ { t = $2 } END { exit t != n }' n="$n" /tmp/drive.out ||
-			{ tail -n 20 /tmp/drive.out >&2; t_fail "sysbench $wl: not exactly $n transactions"; }
-		awk '/^ *[0-9.]+ \|/ { print $1, $NF }' /tmp/drive.out >>"$lats"
-		rate=$(awk '/transactions:/ { gsub(/\(/, "", $3); print $3; exit }' /tmp/drive.out)
+			>"$WL_TMP/drive.out" 2>&1 ||
+			{ tail -n 20 "$WL_TMP/drive.out" >&2; t_fail "sysbench $wl failed"; }
+		awk '/transactions:/ { t = $2 } END { exit t != n }' n="$n" "$WL_TMP/drive.out" ||
+			{ tail -n 20 "$WL_TMP/drive.out" >&2; t_fail "sysbench $wl: not exactly $n transactions"; }
+		awk '/^ *[0-9.]+ \|/ { print $1, $NF }' "$WL_TMP/drive.out" >>"$lats"
+		rate=$(awk '/transactions:/ { gsub(/\(/, "", $3); print $3; exit }' "$WL_TMP/drive.out")
 		;;
 	esac
 	t1=$(date +%s.%N)
-	case $rate in '' | *[!0-9.]*) tail -n 20 /tmp/drive.out >&2; t_fail "$wl: no transaction rate in the driver's output" ;; esac
+	case $rate in '' | *[!0-9.]*) tail -n 20 "$WL_TMP/drive.out" >&2; t_fail "$wl: no transaction rate in the driver's output" ;; esac
 	awk -v a="$t0" -v b="$t1" -v n="$n" -v r="$rate" 'BEGIN { printf "%.3f %.3f\n", b - a, n / r }'
 }
 
@@ -126,7 +126,7 @@ start() {
 	sed -i "s/^checkpoint_timeout = .*/checkpoint_timeout = $tmo/" "$WL_DATA/postgresql.conf"
 	: >"$WL_LOG"
 	wl_pg_start || { tail -n 20 "$WL_LOG" >&2; t_fail "$config: server did not start"; }
-	drive "$wl" "$warmup" /tmp/warmup.lats >/dev/null
+	drive "$wl" "$warmup" "$WL_TMP/warmup.lats" >/dev/null
 	checkpoint || t_fail "$config: the checkpoint after the warm-up failed"
 	# What the data set is against shared_buffers, once per output directory.
 	[ -s "$out/data-set.tsv" ] || psql_q -F$'\t' -c "SELECT datname, pg_database_size(datname),
@@ -174,7 +174,7 @@ row() {
 # redo plus the end-of-recovery checkpoint) and R[recovery_wal_bytes].
 recovery() {
 	local wl=$1 k=$2 from t0 t1 a b
-	drive "$wl" "$k" /tmp/extra.lats >/dev/null
+	drive "$wl" "$k" "$WL_TMP/extra.lats" >/dev/null
 	from=$(($(wc -l <"$WL_LOG") + 1))
 	wl_pg_kill
 	rm -f "$WL_DATA/postmaster.pid" # no process left: a stale lock file
@@ -203,10 +203,10 @@ fixed() {
 	R[checkpoint_waits]=0 R[checkpoint_wait_s]=0 R[seconds]=0 R[wall_seconds]=0
 	start "$config" "$wl" "$rep" 1d
 	d0=$(bench_bytes data) w0=$(bench_bytes wal)
-	: >/tmp/run.lats
+	: >"$WL_TMP/run.lats"
 	for _ in $(seq 1 $((events / k))); do
 		# (A failure inside $(...) ends only the subshell: check it here.)
-		seg=$(drive "$wl" "$k" /tmp/run.lats) || t_fail "$config $wl: a segment failed"
+		seg=$(drive "$wl" "$k" "$WL_TMP/run.lats") || t_fail "$config $wl: a segment failed"
 		read -r wall drv <<<"$seg"
 		tw=0
 		# The previous segment's checkpoint must be over before the next starts.
@@ -227,7 +227,7 @@ fixed() {
 	sync
 	R[data_dev_bytes]=$(($(bench_bytes data) - d0))
 	R[wal_dev_bytes]=$(($(bench_bytes wal) - w0))
-	lat=$(latstats /tmp/run.lats) || t_fail "$config $wl: no latencies"
+	lat=$(latstats "$WL_TMP/run.lats") || t_fail "$config $wl: no latencies"
 	read -r 'R[lat_avg_ms]' 'R[lat_p95_ms]' 'R[lat_p99_ms]' <<<"$lat"
 	recovery "$wl" "$k"
 	wl_pg_stop || t_fail "$config: clean stop failed"
@@ -254,19 +254,19 @@ timed() {
 		local pgopt=()
 		[ "$wl" = pgbench-N ] && pgopt=(-N)
 		wl_pgbench "${pgopt[@]}" -T "$timed" -P 1
-		awk '/^progress:/ { gsub(/,/, ""); print $2, $4 }' /tmp/drive.out >"$base.tps"
-		R[transactions]=$(awk '/number of transactions actually processed:/ { split($NF, a, "/"); print a[1] }' /tmp/drive.out)
-		cat /tmp/pgblog* | awk '{ printf "%.3f 1\n", $3 / 1000 }' >/tmp/run.lats
+		awk '/^progress:/ { gsub(/,/, ""); print $2, $4 }' "$WL_TMP/drive.out" >"$base.tps"
+		R[transactions]=$(awk '/number of transactions actually processed:/ { split($NF, a, "/"); print a[1] }' "$WL_TMP/drive.out")
+		cat "$WL_TMP"/pgblog* | awk '{ printf "%.3f 1\n", $3 / 1000 }' >"$WL_TMP/run.lats"
 		;;
 	*)
 		local rand=()
 		case $wl in *:uniform) rand=(--rand-type=uniform) ;; esac
 		wl_sysbench "${wl%%:*}" "${rand[@]}" --time="$timed" --report-interval=1 --histogram=on run \
-			>/tmp/drive.out 2>&1 || { tail -n 20 /tmp/drive.out >&2; t_fail "sysbench $wl failed"; }
+			>"$WL_TMP/drive.out" 2>&1 || { tail -n 20 "$WL_TMP/drive.out" >&2; t_fail "sysbench $wl failed"; }
 		awk '/^\[ *[0-9]+s \]/ { s = $2; sub(/s$/, "", s); for (i = 1; i < NF; i++) if ($i == "tps:") print s, $(i + 1) }' \
-			/tmp/drive.out >"$base.tps"
-		R[transactions]=$(awk '/transactions:/ { print $2 }' /tmp/drive.out)
-		awk '/^ *[0-9.]+ \|/ { print $1, $NF }' /tmp/drive.out >/tmp/run.lats
+			"$WL_TMP/drive.out" >"$base.tps"
+		R[transactions]=$(awk '/transactions:/ { print $2 }' "$WL_TMP/drive.out")
+		awk '/^ *[0-9.]+ \|/ { print $1, $NF }' "$WL_TMP/drive.out" >"$WL_TMP/run.lats"
 		;;
 	esac
 	R[seconds]=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
@@ -282,7 +282,7 @@ timed() {
 			cmd = "date -d \"" $1 " " $2 " " $3 "\" +%s.%N"; cmd | getline e; close(cmd)
 			if ($0 ~ /starting:/) s = e - t0; else if (s != "") { printf "%.1f %.1f\n", s, e - t0; s = "" }
 		}' "$WL_LOG" | awk -v end="${R[seconds]}" '$1 >= 0 && $1 <= end' >"$base.ckpt" # not the shutdown's
-	lat=$(latstats /tmp/run.lats) || t_fail "$config $wl: no latencies"
+	lat=$(latstats "$WL_TMP/run.lats") || t_fail "$config $wl: no latencies"
 	read -r 'R[lat_avg_ms]' 'R[lat_p95_ms]' 'R[lat_p99_ms]' <<<"$lat"
 	# Per-second TPS after the first 5 s (the ramp-up): its coefficient of variation.
 	R[tps_cv]=$(awk '$1 > 5 { s += $2; q += $2 * $2; n++ } END { if (n > 1 && s > 0) printf "%.3f", sqrt((q - s * s / n) / (n - 1)) / (s / n); else print "NA" }' "$base.tps")

@@ -33,6 +33,7 @@ bench) WL_TABLE_SIZE=${WL_TABLE_SIZE:-50000} WL_PGBENCH_SCALE=${WL_PGBENCH_SCALE
 esac
 WL_TEMPLATE=/tmp/pg-template-$WL_PROFILE
 WL_LOG=/tmp/pg.log
+WL_TMP=${WL_TMP:-/tmp} # scratch files of the benchmark (hostbench: its own)
 WL_LUA_DIR=/lbs/src/workloads
 
 WL_CONFIGS_TSV=/lbs/src/workloads/configs.tsv
@@ -110,14 +111,15 @@ EOF
 
 # wl_template: initdb -k and sysbench prepare once per boot, on tmpfs.
 wl_template() {
-	[ -f "$WL_TEMPLATE/PG_VERSION" ] && return 0
+	# The marker is written last: a template cut short is built again.
+	[ -f "$WL_TEMPLATE/.lbs-complete" ] && return 0
 	local pgb=""
 	[ "$WL_PGBENCH_SCALE" -eq 0 ] || pgb=", pgbench scale $WL_PGBENCH_SCALE"
 	t_log "preparing the cluster template: initdb -k, $WL_TABLES tables x $WL_TABLE_SIZE rows$pgb"
 	rm -rf "$WL_TEMPLATE"
 	install -d -o postgres -g postgres "$WL_TEMPLATE"
-	as_pg "$PGBIN/initdb" -k -A trust -U postgres -D "$WL_TEMPLATE" >/tmp/initdb.log 2>&1 ||
-		{ cat /tmp/initdb.log; t_fail "initdb failed"; }
+	as_pg "$PGBIN/initdb" -k -A trust -U postgres -D "$WL_TEMPLATE" >"$WL_TMP/initdb.log" 2>&1 ||
+		{ cat "$WL_TMP/initdb.log"; t_fail "initdb failed"; }
 	WL_FPW=on WL_WALCOMP=off wl_pg_settings >>"$WL_TEMPLATE/postgresql.conf"
 	as_pg "$PGBIN/pg_ctl" -D "$WL_TEMPLATE" -l "$WL_LOG" -w -t 120 start >/dev/null ||
 		{ tail -n 20 "$WL_LOG"; t_fail "template server did not start"; }
@@ -126,16 +128,17 @@ wl_template() {
 		-c "CREATE EXTENSION pg_visibility" \
 		-c "CREATE TABLE ledger (tid int, seq int, PRIMARY KEY (tid, seq))" ||
 		t_fail "template schema failed"
-	wl_sysbench oltp_write_only prepare >/tmp/prepare.log 2>&1 ||
-		{ tail -n 20 /tmp/prepare.log; t_fail "sysbench prepare failed"; }
+	wl_sysbench oltp_write_only prepare >"$WL_TMP/prepare.log" 2>&1 ||
+		{ tail -n 20 "$WL_TMP/prepare.log"; t_fail "sysbench prepare failed"; }
 	psql_q -d sbtest -c "VACUUM ANALYZE" || t_fail "VACUUM failed"
 	if [ "$WL_PGBENCH_SCALE" -gt 0 ]; then
 		psql_q -c "CREATE DATABASE pgbench" || t_fail "CREATE DATABASE pgbench failed"
 		as_pg "$PGBIN/pgbench" -h "$PGSOCK" -U postgres -i -q -s "$WL_PGBENCH_SCALE" pgbench \
-			>/tmp/pgbench-init.log 2>&1 ||
-			{ tail -n 20 /tmp/pgbench-init.log; t_fail "pgbench -i failed"; }
+			>"$WL_TMP/pgbench-init.log" 2>&1 ||
+			{ tail -n 20 "$WL_TMP/pgbench-init.log"; t_fail "pgbench -i failed"; }
 	fi
 	as_pg "$PGBIN/pg_ctl" -D "$WL_TEMPLATE" -w -t 120 stop >/dev/null || t_fail "template stop failed"
+	touch "$WL_TEMPLATE/.lbs-complete"
 	t_log "template ready: $(du -sm "$WL_TEMPLATE" | cut -f1) MB"
 }
 
@@ -245,12 +248,13 @@ wl_csv() {
 }
 
 # wl_pgbench ARGS...: pgbench on the pgbench database with the client
-# threads, its per-transaction log in /tmp/pgblog*; output in /tmp/drive.out.
+# threads, its per-transaction log in $WL_TMP/pgblog*; output in
+# $WL_TMP/drive.out.
 wl_pgbench() {
-	rm -f /tmp/pgblog*
-	(cd /tmp && as_pg "$PGBIN/pgbench" -h "$PGSOCK" -U postgres -n -c "$WL_THREADS" \
-		-j "$WL_THREADS" -l --log-prefix=pgblog "$@" pgbench) >/tmp/drive.out 2>&1 ||
-		{ tail -n 20 /tmp/drive.out >&2; t_fail "pgbench $* failed"; }
+	rm -f "$WL_TMP"/pgblog*
+	(cd "$WL_TMP" && as_pg "$PGBIN/pgbench" -h "$PGSOCK" -U postgres -n -c "$WL_THREADS" \
+		-j "$WL_THREADS" -l --log-prefix=pgblog "$@" pgbench) >"$WL_TMP/drive.out" 2>&1 ||
+		{ tail -n 20 "$WL_TMP/drive.out" >&2; t_fail "pgbench $* failed"; }
 }
 
 tb_stat() { t_tornblk_stat "$WL_DEV" "$1"; }
