@@ -2,13 +2,15 @@
 # ext4 has no FS_LBS (the LBS patches), so it gets no block size above the page
 # size.  An ext4 with 4k blocks copied onto a 16k-sector device must not
 # mount, and the kernel must say why; the same image on a 4k-sector device
-# mounts, so the refusal is about the device.  And now that the block layer
+# mounts, so the refusal is about the device.  ext2 mounts through
+# mount_bdev(), which has no fs_context to carry the message: its refusal
+# must be explained in the kernel log too.  And now that the block layer
 # takes 16k block sizes, an ext4 made with 16k blocks must still be refused
 # on an ordinary device, as before the patches.
 # vm: timeout=300
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
-t_require mkfs.ext4 dd
+t_require mkfs.ext4 mkfs.ext2 dd
 
 img=/tmp/ext4.img
 page=$(getconf PAGESIZE)
@@ -37,6 +39,20 @@ grep -q "big: ext4 does not support 16384-byte sectors (above the page size)" <<
 	t_fail "the kernel refused the mount without saying why"
 grep -q '^/dev/big ' /proc/mounts && t_fail "/dev/big is mounted after all"
 
+# The same through mount_bdev(): an ext2 image that mounts on 4k sectors.
+mkfs.ext2 -q -F -b 4096 "$img" || t_fail "mkfs.ext2 on $img failed"
+put_image "$ok"
+mount -t ext2 "$ok" /mnt/ext4 || t_fail "the ext2 image did not mount on 4k sectors: $(dmesg | tail -n 3)"
+umount /mnt/ext4
+put_image "$big"
+dmesg -C
+t_expect_fail "mount of ext2 (4k blocks) on a 16k-sector device" mount -t ext2 "$big" /mnt/ext4
+msg=$(dmesg)
+t_log "kernel said: $(tr '\n' ' ' <<<"$msg")"
+grep -q "big: ext2 does not support 16384-byte sectors (above the page size)" <<<"$msg" ||
+	t_fail "the kernel refused the ext2 (mount_bdev) mount without saying why"
+grep -q '^/dev/big ' /proc/mounts && t_fail "/dev/big is mounted as ext2 after all"
+
 # mkfs.ext4 with 4k blocks on the device itself must not succeed either.
 if mkfs.ext4 -q -F -b 4096 "$big" >/tmp/mkfs.out 2>&1; then
 	t_expect_fail "mount of an ext4 made on the 16k-sector device" mount -t ext4 "$big" /mnt/ext4
@@ -52,4 +68,4 @@ t_expect_fail "mount of ext4 with 16k blocks on $page-byte pages" mount -t ext4 
 t_log "kernel said: $(dmesg | tr '\n' ' ')"
 dmesg | grep -q 'EXT4-fs (small): bad block size 16384' ||
 	t_fail "ext4 with 16k blocks was refused for another reason than its block size"
-t_pass "ext4 refuses 16k sectors with a clear message, and 16k blocks as before"
+t_pass "ext4 and ext2 refuse 16k sectors with a clear message, ext4 16k blocks as before"
