@@ -23,6 +23,7 @@
 #include <linux/slab.h>
 
 #define TORNBLK_MAX_IO_SECTORS	2048	/* 1 MiB per bio */
+#define TORNBLK_MINORS		16	/* the whole device and 15 partitions */
 #define TORNBLK_MAX_BLOCK_SIZE	65536
 
 static int tornblk_major;
@@ -271,7 +272,9 @@ static int tornblk_add_disk(struct tornblk_dev *dev)
 		lim.features |= BLK_FEAT_FUA;
 	if (dev->stable_writes)
 		lim.features |= BLK_FEAT_STABLE_WRITES;
-	ret = ida_alloc_max(&tornblk_minors, MINORMASK, GFP_KERNEL);
+	/* every device owns a block of minors, used only with partitions */
+	ret = ida_alloc_max(&tornblk_minors, MINORMASK / TORNBLK_MINORS,
+			    GFP_KERNEL);
 	if (ret < 0)
 		return ret;
 	disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
@@ -280,9 +283,10 @@ static int tornblk_add_disk(struct tornblk_dev *dev)
 		return PTR_ERR(disk);
 	}
 	disk->major = tornblk_major;
-	disk->first_minor = ret;
-	disk->minors = 1;
-	disk->flags |= GENHD_FL_NO_PART;
+	disk->first_minor = ret * TORNBLK_MINORS;
+	disk->minors = dev->partitions ? TORNBLK_MINORS : 1;
+	if (!dev->partitions)
+		disk->flags |= GENHD_FL_NO_PART;
 	disk->fops = &tornblk_fops;
 	disk->private_data = dev;
 	strscpy(disk->disk_name, dev->name, DISK_NAME_LEN);
@@ -299,7 +303,7 @@ static int tornblk_add_disk(struct tornblk_dev *dev)
 		dev->disk = NULL;
 		dev->powered = false;
 		tornblk_unlock(dev);
-		ida_free(&tornblk_minors, disk->first_minor);
+		ida_free(&tornblk_minors, disk->first_minor / TORNBLK_MINORS);
 		put_disk(disk);
 		return ret;
 	}
@@ -471,6 +475,7 @@ TORNBLK_ATTR(tear_unit, tornblk_check_tear);
 TORNBLK_ATTR(cut_rewind_to, tornblk_check_any);
 TORNBLK_ATTR(dma_delay_us, tornblk_check_delay);
 TORNBLK_ATTR(stable_writes, tornblk_check_fixed);
+TORNBLK_ATTR(partitions, tornblk_check_fixed);
 
 static ssize_t tornblk_cut_group_show(struct config_item *item, char *page)
 {
@@ -586,6 +591,7 @@ static struct configfs_attribute *tornblk_attrs[] = {
 	&tornblk_attr_hold_flush,
 	&tornblk_attr_dma_delay_us,
 	&tornblk_attr_stable_writes,
+	&tornblk_attr_partitions,
 	&tornblk_attr_power,
 	NULL,
 };
@@ -601,7 +607,8 @@ static void tornblk_release(struct config_item *item)
 		del_gendisk(dev->disk);
 		/* captures queued meanwhile end their bios before put_disk */
 		destroy_workqueue(dev->dma_wq);
-		ida_free(&tornblk_minors, dev->disk->first_minor);
+		ida_free(&tornblk_minors,
+			 dev->disk->first_minor / TORNBLK_MINORS);
 		put_disk(dev->disk);
 	} else {
 		destroy_workqueue(dev->dma_wq);

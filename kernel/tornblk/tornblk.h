@@ -88,6 +88,7 @@ struct tornblk_dev {
 	bool write_cache;
 	bool fua;
 	u32 cut_group;
+	bool partitions;	/* scan for a partition table (else none) */
 
 	/* runtime, under grp->lock; seed .. hold_flush may change any time */
 	u64 seed;

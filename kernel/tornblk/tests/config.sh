@@ -25,6 +25,7 @@ refuse persist_pct 101 "more than 100"
 refuse size_mb 0 "must not be 0"
 refuse atomic_unit_max 12288 "not a power of two"
 refuse seed banana "not a number"
+refuse partitions 2 "out of range"
 
 # Cross-field checks happen at power on.
 echo 4096 >"$d/logical_block_size"
@@ -41,6 +42,7 @@ t_wait_bdev /dev/cfg
 
 refuse logical_block_size 512 "cannot change once the device exists"
 refuse pawu 4096 "cannot change once the device exists"
+refuse partitions 1 "cannot change once the device exists"
 echo 5 >"$d/seed" || t_fail "seed must be changeable on a live device"
 
 q=/sys/block/cfg/queue
