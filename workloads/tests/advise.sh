@@ -11,14 +11,20 @@
 #   16k blocks (UNSAFE); and 16k XFS on 16k sectors, one logical block per
 #   block (SAFE: the kernel keeps those untorn too); InnoDB on lbs-atomic
 #   through the page cache (SAFE) and with O_DIRECT (UNKNOWN: no RWF_ATOMIC,
-#   also as JSON); a tablespace on another filesystem (UNKNOWN).
+#   also as JSON); a tablespace on another filesystem (UNKNOWN).  Layers
+#   below the filesystem, on a device of 4k sectors that keeps 4k..16k whole
+#   within 16k boundaries (an NVMe drive with an atomic boundary): a
+#   partition that starts on a 16k boundary (SAFE) and one that starts 8k
+#   past it (UNSAFE, the partition named); dm-linear (UNSAFE: this kernel's
+#   device-mapper passes no atomic limits up); dm-striped with 4k chunks
+#   over 4k-sector devices (UNSAFE, the chunk named).
 # vm: mem=2048 timeout=900
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 # shellcheck source=workloads/lib.sh
 . /lbs/src/workloads/lib.sh
 
-t_require mkfs.xfs losetup runuser
+t_require mkfs.xfs losetup runuser sfdisk dmsetup
 t_tornblk_load
 mnt=/mnt/advise
 pgdir=/tmp/advise-pg
@@ -114,4 +120,60 @@ advise /mnt/advise-loop/data 2 loop note "$mnt/img"
 umount /mnt/advise-loop || t_fail "umount of the loop filesystem failed"
 losetup -d "$loop" || t_fail "losetup -d $loop failed"
 unfs adv
-t_pass "advise gave the expected verdict and cause on ${#cfgs[@]} configurations, 5 traps, 16k sectors and InnoDB"
+# layer DEV NAME: 16k XFS on DEV mounted on /mnt/advise-NAME with the cluster.
+layer() {
+	t_mkfs_xfs "$1" 16384 -s size=4096
+	t_mount "$1" "/mnt/advise-$2"
+	cp -a "$pgdir" "/mnt/advise-$2/data" || t_fail "copying the cluster onto $1 failed"
+}
+
+# An atomic device of 4k sectors with 16k boundaries, and partitions.
+atomic=(physical_block_size=16384 pawu=16384 atomic_unit_min=4096 atomic_unit_max=16384
+	atomic_boundary=16384)
+t_tornblk_create adv size_mb=1024 logical_block_size=4096 "${atomic[@]}" partitions=1 >/dev/null
+# In 4k sectors: one partition at 8 MiB, one 8k past a 16k boundary (XFS
+# needs 300 MB).
+printf 'label: dos\nunit: sectors\nstart=2048, size=81920, type=83\nstart=83970, size=81920, type=83\n' |
+	sfdisk -q /dev/adv >/tmp/advise-sfdisk.log 2>&1 ||
+	{ cat /tmp/advise-sfdisk.log >&2; t_fail "sfdisk on /dev/adv failed"; }
+t_wait_bdev /dev/adv1
+t_wait_bdev /dev/adv2
+t_log "partition on a 16k boundary (start $(cat /sys/class/block/adv1/start) sectors of 512)"
+layer /dev/adv1 p1
+advise /mnt/advise-p1/data 0 partition-offset ok "a multiple of 16384"
+t_log "trap: a partition 8k past a 16k boundary (start $(cat /sys/class/block/adv2/start))"
+layer /dev/adv2 p2
+advise /mnt/advise-p2/data 2 partition-offset FAIL "adv2 starts at byte $((83970 * 4096)), not a multiple of 16384"
+umount /mnt/advise-p1 /mnt/advise-p2 || t_fail "umount of the partitions failed"
+
+# dm_node NAME: the /dev/dm-N node of a mapped device.
+dm_node() { echo "/dev/$(dmsetup info -c --noheadings -o blkdevname "$1")"; }
+
+t_log "trap: dm-linear over the atomic device"
+dmsetup create --noudevsync advlin --table "0 $((320 * 2048)) linear /dev/adv 0" ||
+	t_fail "dmsetup create advlin failed"
+lin=$(dm_node advlin)
+t_wait_bdev "$lin"
+layer "$lin" lin
+advise /mnt/advise-lin/data 2 device-atomic FAIL "does not pass the atomic write limits up"
+umount /mnt/advise-lin || t_fail "umount of $lin failed"
+dmsetup remove --noudevsync advlin || t_fail "dmsetup remove advlin failed"
+
+t_tornblk_remove adv
+# 4k physical blocks here: the kernel drops a chunk smaller than the physical
+# block from the stacked limits (chunk_sectors 0 in sysfs).
+t_log "trap: dm-striped with 4k chunks over two devices that keep 4k..16k whole"
+atomic4k=(physical_block_size=4096 pawu=4096 atomic_unit_min=4096 atomic_unit_max=16384)
+t_tornblk_create adv size_mb=512 logical_block_size=4096 "${atomic4k[@]}" >/dev/null
+t_tornblk_create advb size_mb=512 logical_block_size=4096 "${atomic4k[@]}" >/dev/null
+dmsetup create --noudevsync advstr --table "0 $((2 * 256 * 2048)) striped 2 8 /dev/adv 0 /dev/advb 0" ||
+	t_fail "dmsetup create advstr failed"
+str=$(dm_node advstr)
+t_wait_bdev "$str"
+layer "$str" str
+advise /mnt/advise-str/data 2 chunk FAIL "splits I/O every 4096 bytes"
+umount /mnt/advise-str || t_fail "umount of $str failed"
+dmsetup remove --noudevsync advstr || t_fail "dmsetup remove advstr failed"
+t_tornblk_remove advb
+t_tornblk_remove adv
+t_pass "advise gave the expected verdict and cause on ${#cfgs[@]} configurations, 8 traps, 16k sectors, an aligned partition and InnoDB"
