@@ -2,7 +2,7 @@
 # Crash-and-verify loop for one configuration (runs in the guest).
 # Usage: crash.sh CONFIG [--cycles N] [--seed S] [--out DIR] [--check]
 #                 [--until-corrupt] [--commit SHA] [--ledger-control]
-#                 [--dma-us US]
+#                 [--dma-us US] [--cuts mixed|evict]
 #
 # Each cycle:
 #  1. fresh tornblk devices (data under test, WAL on its own; one cut group,
@@ -12,7 +12,14 @@
 #     runs until its first fsync of the buffer writes waits on the device
 #     (earlier flushes are let through): every write the checkpoint issued
 #     is then in the volatile cache, and the count N of unflushed writes
-#     is read from the device, not guessed;
+#     is read from the device, not guessed.  Every fourth cycle (cycle
+#     numbers 2, 6, 10, ...) cuts among eviction writes instead: no
+#     CHECKPOINT, shared_buffers of 4MB (far below the data set, so
+#     backends and the bgwriter write dirty pages out all the time) and
+#     the kernel's writeback every 0.2 s for pages dirty 1 s, so that
+#     those writes reach the device during the load; the device holds
+#     back flushes for 3 s of it and N is what it then has unflushed
+#     (--cuts evict: every cycle does this; mixed, the default, as said);
 #  3. the cut: a position k is drawn uniformly in 1..N (or k = N, right
 #     before the checkpoint's fsync, in every fourth cycle); the data
 #     device loses power as if right after its k-th write (later writes
@@ -53,7 +60,7 @@ WL_DMA_US=${WL_DMA_US:-100}
 
 config=${1:?usage: crash.sh CONFIG [--cycles N] [--seed S] [--out DIR] [--check]}
 shift
-cycles=3 seed=1 out=/lbs-out check=0 until=0 commit=unknown ledger_control=0
+cycles=3 seed=1 out=/lbs-out check=0 until=0 commit=unknown ledger_control=0 cuts=mixed
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cycles) cycles=${2:?}; shift 2 ;;
@@ -64,12 +71,14 @@ while [ $# -gt 0 ]; do
 	--until-corrupt) until=1; shift ;;
 	--ledger-control) ledger_control=1; shift ;;
 	--dma-us) WL_DMA_US=${2:?}; shift 2 ;;
+	--cuts) cuts=${2:?}; shift 2 ;;
 	*) t_fail "unknown argument '$1'" ;;
 	esac
 done
 for v in "$cycles" "$seed" "$WL_DMA_US"; do
 	case $v in '' | *[!0-9]*) t_fail "--cycles, --seed and --dma-us take whole numbers, got '$v'" ;; esac
 done
+case $cuts in mixed | evict) ;; *) t_fail "--cuts takes mixed or evict, got '$cuts'" ;; esac
 T_NAME="crash-$config"
 wl_config "$config"
 case $WL_ROLE in protected | control) ;;
@@ -116,6 +125,19 @@ wait_ckpt_fsync() {
 	done
 }
 
+# writeback fast|default: the kernel's writeback of dirty pages every 0.2 s
+# for pages dirty 1 s (eviction cycles), or its settings as the loop found
+# them.
+WB_DEFAULT="$(cat /proc/sys/vm/dirty_writeback_centisecs) $(cat /proc/sys/vm/dirty_expire_centisecs)"
+writeback() {
+	local wb
+	if [ "$1" = fast ]; then wb="20 100"; else wb=$WB_DEFAULT; fi
+	echo "${wb% *}" >/proc/sys/vm/dirty_writeback_centisecs ||
+		t_fail "setting dirty_writeback_centisecs to ${wb% *} failed"
+	echo "${wb#* }" >/proc/sys/vm/dirty_expire_centisecs ||
+		t_fail "setting dirty_expire_centisecs to ${wb#* } failed"
+}
+
 # check_visibility: rows pg_visibility finds wrongly marked all-visible or
 # all-frozen in the user tables.
 check_visibility() {
@@ -131,9 +153,12 @@ cycle() {
 	local cached=NA rewound=NA walc=NA torn=NA ukept=NA ulost=NA inflight=NA partial=NA ptorn=NA waltorn=NA
 	local mount=ok recovery=NA redo=NA logerr=NA fsm=NA am_rc=NA am_err=NA vis=NA bad=NA repair=NA
 	local seen=0 lost=NA verdict why=() ledger=/tmp/ledger.$c clog=$logs/cycle-$c.log
+	local evict=0
+	[ "$cuts" = mixed ] && [ $((c % 4)) -ne 2 ] || evict=1
 	RANDOM=$cseed
 	WL_SEED=$cseed wl_device
 	[ "$sync_commit" = on ] || echo "synchronous_commit = off" >>"$WL_DATA/postgresql.conf"
+	[ "$evict" -eq 0 ] || echo "shared_buffers = 4MB" >>"$WL_DATA/postgresql.conf"
 	rm -f "$WL_LOG"
 	wl_pg_start || { tail -n 20 "$WL_LOG" >&2; t_fail "cycle $c: the fresh cluster did not start"; }
 	rm -f "$ledger"
@@ -141,17 +166,26 @@ cycle() {
 	(wl_sysbench oltp_write_only --time=600 run) >/tmp/sb.out 2>&1 &
 	local sb=$!
 	disown "$sb" "$WL_LEDGER_PID" # sysbench may segfault when the server dies
-	sleep 8
-	echo 1 >"$TB_CFG/$WL_DEV/hold_flush" || t_fail "cycle $c: hold_flush refused"
-	(psql_q -c CHECKPOINT) >/dev/null 2>&1 &
 	RELEASED=0
-	wait_ckpt_fsync
+	if [ "$evict" -eq 1 ]; then
+		writeback fast
+		sleep 8
+		echo 1 >"$TB_CFG/$WL_DEV/hold_flush" || t_fail "cycle $c: hold_flush refused"
+		sleep 3
+		mode=evict
+	else
+		sleep 8
+		echo 1 >"$TB_CFG/$WL_DEV/hold_flush" || t_fail "cycle $c: hold_flush refused"
+		(psql_q -c CHECKPOINT) >/dev/null 2>&1 &
+		wait_ckpt_fsync
+		mode=$CK_MODE
+	fi
 	# Every write since the cache last emptied is unflushed: the cut falls
 	# among them.
-	mode=$CK_MODE w0=$(tb_stat last_flush_write) w1=$(tb_stat writes)
+	w0=$(tb_stat last_flush_write) w1=$(tb_stat writes)
 	n=$((w1 - w0))
 	if [ "$n" -gt 0 ]; then
-		if [ $((c % 4)) -eq 0 ]; then
+		if [ "$evict" -eq 0 ] && [ $((c % 4)) -eq 0 ]; then
 			k=$n mode=$mode-end
 		else
 			k=$((1 + (RANDOM * 32768 + RANDOM) % n))
@@ -171,6 +205,7 @@ cycle() {
 	done
 	[ "$p" = 0 ] || mode=$mode-nowal
 	wl_power_cut_all
+	writeback default
 	cached=$(tb_stat cut_writes)
 	rewound=$(tb_stat cut_rewound)
 	torn=$(tb_stat cut_writes_torn)
@@ -254,7 +289,9 @@ cycle() {
 		verdict=clean
 	fi
 	[ "$lost" = NA ] || [ "$lost" -eq 0 ] || verdict=$verdict+lost
-	t_log "cycle $c: checkpoint $mode ($RELEASED earlier flushes let through) with $n unflushed writes, cut after $k ($frac); data $cached cached" \
+	local where="checkpoint $mode ($RELEASED earlier flushes let through)"
+	[ "$evict" -eq 0 ] || where="eviction writes ($mode)"
+	t_log "cycle $c: $where with $n unflushed writes, cut after $k ($frac); data $cached cached" \
 		"($rewound rewound, $torn torn writes, pages $inflight in flight $partial partial $ptorn torn)," \
 		"WAL $walc cached ($waltorn pages torn); mount $mount, recovery $recovery, redo $redo," \
 		"log page errors $logerr (fsm pages zeroed $fsm), amcheck rc $am_rc, visibility $vis, bad checksums $bad," \
