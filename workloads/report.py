@@ -54,6 +54,18 @@ def device_model(row):
     return f"DMA capture {dma} us/page" if dma else "copy at submission"
 
 
+CUT_WHERE = ("checkpoint writes", "before the checkpoint's fsync", "eviction writes")
+
+
+def cut_where(mode):
+    """Where crash.sh placed a cycle's cut, from its cut_mode (fsync, fsync-end,
+    timeout, evict, each maybe with -nowal)."""
+    mode = mode.replace("-nowal", "")
+    if mode.startswith("evict"):
+        return CUT_WHERE[2]
+    return CUT_WHERE[1] if mode.endswith("-end") else CUT_WHERE[0]
+
+
 def summarize_crash(rows):
     """Per (configuration, device model): the counts, bounds and whether the role's rule holds."""
     out = {}
@@ -64,8 +76,13 @@ def summarize_crash(rows):
                             "mount_failed": 0, "pages_in_flight": 0,
                             "pages_torn": 0, "wal_cached_writes": 0,
                             "bad_checksums": 0, "commits_seen": 0,
-                            "torn_cycles": 0, "seconds": 0})
+                            "torn_cycles": 0, "seconds": 0,
+                            "where": {w: [0, 0, 0] for w in CUT_WHERE}})
         v = r["verdict"]
+        w = s["where"][cut_where(r.get("cut_mode") or "")]
+        w[0] += 1
+        w[1] += v.startswith("corrupt")
+        w[2] += int(num(r.get("pages_in_flight")) or 0)
         s["cycles"] += 1
         s["corrupt"] += v.startswith("corrupt")
         s["untested"] += v.startswith("untested")
@@ -329,6 +346,17 @@ def main():
                      f"{prate} | {s['lost']} | {s['commits_seen']} | "
                      f"{fmt(s['cycles_per_hour'], 0)} | {EXPECT[c]} | "
                      f"{'yes' if s['meets_expectation'] else '**NO**'} |")
+        L.append("")
+        L.append("Where the cuts fell (crash.sh): among the writes a CHECKPOINT issued (position "
+                 "drawn uniformly), right after its last write before its fsync, or among "
+                 "eviction writes during the load (small shared_buffers, no checkpoint).  "
+                 "Each cell: corrupt/cycles, 8k pages in flight.\n")
+        L.append("| configuration | device model | " + " | ".join(CUT_WHERE) + " |")
+        L.append("|---|---|" + "---|" * len(CUT_WHERE))
+        for c, m, s in crash_groups(crash):
+            cells = [f"{s['where'][w][1]}/{s['where'][w][0]}, {s['where'][w][2]}"
+                     if s["where"][w][0] else "-" for w in CUT_WHERE]
+            L.append(f"| {c} | {m} | " + " | ".join(cells) + " |")
         L.append("")
         L.append(f"![crash.png]({rel}/crash.png)\n")
     L.append("## What it means\n")

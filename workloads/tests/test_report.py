@@ -23,11 +23,11 @@ COLUMNS = ("kernel,commit,config,xfs_bs,pawu,atomic_unit,full_page_writes,synchr
            "commits_seen,commits_lost,seconds,verdict").split(",")
 
 
-def row(config, cycle, verdict, pages=100, torn=0, dma=0):
+def row(config, cycle, verdict, pages=100, torn=0, dma=0, mode="fsync"):
     r = {c: "0" for c in COLUMNS}
     r.update(kernel="6.12.118", commit="abc", config=config, xfs_bs="4096", pawu="4096",
              atomic_unit="0", full_page_writes="off", synchronous_commit="on", cycle=str(cycle),
-             seed=str(1000 + cycle), cut_mode="fsync", cut_fraction="0.5", mount="ok",
+             seed=str(1000 + cycle), cut_mode=mode, cut_fraction="0.5", mount="ok",
              recovery="ok", redo="yes", xfs_repair="clean", commits_seen="500",
              pages_in_flight=str(pages), pages_torn=str(torn), seconds="60", verdict=verdict,
              dma_delay_us=str(dma))
@@ -65,8 +65,10 @@ def main():
         write(d, "baseline", [row("baseline", 1, "clean"), row("baseline", 2, "untested")])
         write(d, "unsafe", [row("unsafe", i, "corrupt", torn=5) for i in range(1, 28)] +
               [row("unsafe", i, "clean") for i in range(28, 31)])
-        write(d, "lbs-only", [row("lbs-only", i, "corrupt" if i <= 20 else "clean", torn=3)
-                              for i in range(1, 31)])
+        # Cut kinds: cycles 1..30 of lbs-only cycle through the modes crash.sh writes.
+        modes = ("fsync", "evict", "timeout-nowal", "fsync-end", "evict-nowal", "fsync-end-nowal")
+        write(d, "lbs-only", [row("lbs-only", i, "corrupt" if i <= 20 else "clean", torn=3,
+                                  mode=modes[i % len(modes)]) for i in range(1, 31)])
         meta = {"started": "s", "finished": "f", "mode": "evidence", "command": "c",
                 "repo_commit": "abc", "host_cpus": 2}
         with open(os.path.join(d, "meta.json"), "w") as f:
@@ -113,6 +115,15 @@ def main():
           "REPORT.md does not say that the boots ran two patch series")
     check("| 2 | r | h | s1 |" in text and "| 1 | r | h | s2 |" in text,
           "REPORT.md does not count the boots of each build")
+    check([report.cut_where(m) for m in modes] ==
+          [report.CUT_WHERE[i] for i in (0, 2, 0, 1, 2, 1)],
+          "cut modes are not sorted into checkpoint writes, before fsync and eviction")
+    where = s["lbs-only"]["where"]
+    check(sum(w[0] for w in where.values()) == 30 and where["eviction writes"][0] == 10
+          and where["eviction writes"][1] == 7,
+          f"lbs-only's cuts by kind are wrong: {where}")
+    check("| lbs-only | copy at submission | 7/10, 1000 | 6/10, 1000 | 7/10, 1000 |" in text,
+          "REPORT.md has no row of where lbs-only's cuts fell")
     for f in failures:
         print(f"test_report: FAIL: {f}", file=sys.stderr)
     if failures:
