@@ -36,7 +36,9 @@
 #     there), a clean stop, pg_checksums --check, and xfs_repair -n of both
 #     devices.
 # A cycle that tested nothing (no acknowledged commits, nothing cached on
-# the data device at the cut, or no WAL redo) is "untested", never clean.
+# the data device at the cut, no WAL redo, or in an eviction cycle no
+# buffer written out by the bgwriter or a backend) is "untested", never
+# clean.
 # One CSV row per cycle is appended to DIR/crash.csv (resumable: cycle
 # numbers continue after the rows already there) and each cycle's server
 # log and pg_amcheck output are kept in DIR/logs/ (amcheck_errors counts
@@ -129,6 +131,7 @@ wait_ckpt_fsync() {
 # for pages dirty 1 s (eviction cycles), or its settings as the loop found
 # them.
 WB_DEFAULT="$(cat /proc/sys/vm/dirty_writeback_centisecs) $(cat /proc/sys/vm/dirty_expire_centisecs)"
+trap 'writeback default || true' EXIT
 writeback() {
 	local wb
 	if [ "$1" = fast ]; then wb="20 100"; else wb=$WB_DEFAULT; fi
@@ -136,6 +139,13 @@ writeback() {
 		t_fail "setting dirty_writeback_centisecs to ${wb% *} failed"
 	echo "${wb#* }" >/proc/sys/vm/dirty_expire_centisecs ||
 		t_fail "setting dirty_expire_centisecs to ${wb#* } failed"
+}
+
+# evictions: buffers PostgreSQL has written out other than by a checkpoint
+# (bgwriter and backends).
+evictions() {
+	psql_q -c "SELECT buffers_clean + buffers_backend FROM pg_stat_bgwriter" ||
+		t_fail "reading pg_stat_bgwriter failed"
 }
 
 # check_visibility: rows pg_visibility finds wrongly marked all-visible or
@@ -153,12 +163,14 @@ cycle() {
 	local cached=NA rewound=NA walc=NA torn=NA ukept=NA ulost=NA inflight=NA partial=NA ptorn=NA waltorn=NA
 	local mount=ok recovery=NA redo=NA logerr=NA fsm=NA am_rc=NA am_err=NA vis=NA bad=NA repair=NA
 	local seen=0 lost=NA verdict why=() ledger=/tmp/ledger.$c clog=$logs/cycle-$c.log
-	local evict=0
+	local evict=0 evicted=NA e1
 	[ "$cuts" = mixed ] && [ $((c % 4)) -ne 2 ] || evict=1
 	RANDOM=$cseed
 	WL_SEED=$cseed wl_device
 	[ "$sync_commit" = on ] || echo "synchronous_commit = off" >>"$WL_DATA/postgresql.conf"
-	[ "$evict" -eq 0 ] || echo "shared_buffers = 4MB" >>"$WL_DATA/postgresql.conf"
+	# (no timed checkpoint either: its fsync would be held, and the cut
+	# would fall among its writes)
+	[ "$evict" -eq 0 ] || printf 'shared_buffers = 4MB\ncheckpoint_timeout = 1d\n' >>"$WL_DATA/postgresql.conf"
 	rm -f "$WL_LOG"
 	wl_pg_start || { tail -n 20 "$WL_LOG" >&2; t_fail "cycle $c: the fresh cluster did not start"; }
 	rm -f "$ledger"
@@ -169,9 +181,12 @@ cycle() {
 	RELEASED=0
 	if [ "$evict" -eq 1 ]; then
 		writeback fast
+		evicted=$(evictions) || t_fail "cycle $c: no eviction count"
 		sleep 8
 		echo 1 >"$TB_CFG/$WL_DEV/hold_flush" || t_fail "cycle $c: hold_flush refused"
 		sleep 3
+		e1=$(evictions) || t_fail "cycle $c: no eviction count"
+		evicted=$((e1 - evicted))
 		mode=evict
 	else
 		sleep 8
@@ -280,6 +295,7 @@ cycle() {
 	[ "$seen" -gt 0 ] || why+=("no acknowledged commits")
 	[ "$cached" != NA ] && [ "$cached" -gt 0 ] || why+=("nothing cached on the data device at the cut")
 	[ "$redo" = yes ] || [ "$recovery" != ok ] || why+=("no WAL redo")
+	[ "$evicted" != 0 ] || why+=("PostgreSQL evicted no buffer")
 	if [ "$mount" != ok ] || [ "$recovery" != ok ] || [ "$logerr" != 0 ] || [ "$am_rc" != 0 ] ||
 		[ "$vis" != 0 ] || [ "$bad" != 0 ] || [ "$repair" != clean ]; then
 		verdict=corrupt
@@ -290,7 +306,7 @@ cycle() {
 	fi
 	[ "$lost" = NA ] || [ "$lost" -eq 0 ] || verdict=$verdict+lost
 	local where="checkpoint $mode ($RELEASED earlier flushes let through)"
-	[ "$evict" -eq 0 ] || where="eviction writes ($mode)"
+	[ "$evict" -eq 0 ] || where="eviction writes ($mode, $evicted buffers evicted in the 11 s)"
 	t_log "cycle $c: $where with $n unflushed writes, cut after $k ($frac); data $cached cached" \
 		"($rewound rewound, $torn torn writes, pages $inflight in flight $partial partial $ptorn torn)," \
 		"WAL $walc cached ($waltorn pages torn); mount $mount, recovery $recovery, redo $redo," \

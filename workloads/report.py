@@ -58,12 +58,17 @@ CUT_WHERE = ("checkpoint writes", "before the checkpoint's fsync", "eviction wri
 
 
 def cut_where(mode):
-    """Where crash.sh placed a cycle's cut, from its cut_mode (fsync, fsync-end,
-    timeout, evict, each maybe with -nowal)."""
-    mode = mode.replace("-nowal", "")
-    if mode.startswith("evict"):
+    """Where crash.sh placed a cycle's cut, from its cut_mode: fsync or timeout
+    (how the wait for the checkpoint's fsync ended), with -end when the cut
+    came after its last write, or evict; each maybe with -nowal."""
+    base = mode[:-len("-nowal")] if mode.endswith("-nowal") else mode
+    end = base.endswith("-end")
+    base = base[:-len("-end")] if end else base
+    if base == "evict" and not end:
         return CUT_WHERE[2]
-    return CUT_WHERE[1] if mode.endswith("-end") else CUT_WHERE[0]
+    if base in ("fsync", "timeout"):
+        return CUT_WHERE[1] if end else CUT_WHERE[0]
+    raise ValueError(f"unknown cut_mode '{mode}' in crash.csv")
 
 
 def summarize_crash(rows):
@@ -80,7 +85,7 @@ def summarize_crash(rows):
                             "where": {w: [0, 0, 0] for w in CUT_WHERE}})
         v = r["verdict"]
         w = s["where"][cut_where(r.get("cut_mode") or "")]
-        w[0] += 1
+        w[0] += not v.startswith("untested")
         w[1] += v.startswith("corrupt")
         w[2] += int(num(r.get("pages_in_flight")) or 0)
         s["cycles"] += 1
@@ -350,7 +355,8 @@ def main():
         L.append("Where the cuts fell (crash.sh): among the writes a CHECKPOINT issued (position "
                  "drawn uniformly), right after its last write before its fsync, or among "
                  "eviction writes during the load (small shared_buffers, no checkpoint).  "
-                 "Each cell: corrupt/cycles, 8k pages in flight.\n")
+                 "Each cell: corrupt/tested cycles, 8k pieces of the data device's writes in "
+                 "flight (XFS log writes included).\n")
         L.append("| configuration | device model | " + " | ".join(CUT_WHERE) + " |")
         L.append("|---|---|" + "---|" * len(CUT_WHERE))
         for c, m, s in crash_groups(crash):

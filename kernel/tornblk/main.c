@@ -23,7 +23,7 @@
 #include <linux/slab.h>
 
 #define TORNBLK_MAX_IO_SECTORS	2048	/* 1 MiB per bio */
-#define TORNBLK_MINORS		16	/* the whole device and 15 partitions */
+#define TORNBLK_MINORS		16	/* the device and its first 15 partitions */
 #define TORNBLK_MAX_BLOCK_SIZE	65536
 
 static int tornblk_major;

@@ -118,6 +118,11 @@ def main():
     check([report.cut_where(m) for m in modes] ==
           [report.CUT_WHERE[i] for i in (0, 2, 0, 1, 2, 1)],
           "cut modes are not sorted into checkpoint writes, before fsync and eviction")
+    try:
+        report.cut_where("checkpoint")
+        check(False, "an unknown cut_mode was sorted somewhere")
+    except ValueError:
+        check(True, "")
     where = s["lbs-only"]["where"]
     check(sum(w[0] for w in where.values()) == 30 and where["eviction writes"][0] == 10
           and where["eviction writes"][1] == 7,
