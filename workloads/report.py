@@ -433,10 +433,14 @@ def meaning(crash):
             why = ("without full-page writes on 4k blocks, torn pages are found" if c == "unsafe"
                    else "16k blocks on a device that only keeps 4k units whole tear pages too: "
                    "LBS alone is not enough")
-            L.append(f"- {name}: {s['corrupt']} of {s['tested']} tested cycles corrupt"
-                     + (f" — the loop bites: {why}." if
-                        s['meets_expectation'] else
-                        " — the control never showed corruption: this run does not prove the claim."))
+            if s['meets_expectation']:
+                verdict = f" — the loop bites: {why}."
+            elif s['corrupt']:
+                verdict = (f" — fewer than the {CONTROL_MIN_RATE:.0%} a control must reach: the cuts "
+                           "miss pages in flight too often for this run to prove the claim.")
+            else:
+                verdict = " — the control never showed corruption: this run does not prove the claim."
+            L.append(f"- {name}: {s['corrupt']} of {s['tested']} tested cycles corrupt" + verdict)
     L.append("")
     return L
 

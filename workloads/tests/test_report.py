@@ -110,6 +110,8 @@ def main():
     check(not s["baseline"]["meets_expectation"], "an untested cycle passed a protected config")
     check(s["unsafe"]["meets_expectation"], "27 of 30 corrupt does not meet the 90% control rule")
     check(not s["lbs-only"]["meets_expectation"], "20 of 30 corrupt met the 90% control rule")
+    check("lbs-only (copy at submission): 20 of 30 tested cycles corrupt — fewer than the 90% a control must reach" in text,
+          "a control corrupt in 20 of 30 cycles is not said to miss the 90% rule")
     check("0/60 (4.9%)" in text, "REPORT.md does not show '0/60 (4.9%)'")
     check("pool boots of 2 different kernel builds" in text,
           "REPORT.md does not say that the boots ran two patch series")
