@@ -3,10 +3,12 @@
  * bszrace: change a block device's block size (BLKBSZSET) in a loop while
  * other threads fill its page cache by every path that does not go through
  * read()/write(): splice reads, fadvise/readahead, page faults of a shared
- * mapping, and direct writes whose page cache invalidation fails (a shared
+ * mapping, direct writes whose page cache invalidation fails (a shared
  * writable mapping dirties the same range), so that they fall back to
- * buffered writes.  Each of those must see one block size and one folio
- * order, never a mix (the kernel would BUG or oops).
+ * buffered writes, and partition table rescans (BLKRRPART: the kernel reads
+ * the table through the page cache; the device must allow partitions).
+ * Each of those must see one block size and one folio order, never a mix
+ * (the kernel would BUG or oops).
  *
  * usage: bszrace DEV SECONDS SIZE...   (SIZE: block sizes to cycle through)
  * Prints one line per thread with its operation count (the resizer: block
@@ -77,6 +79,8 @@ static void *resizer(void *arg)
 		int sz = sizes[i % (unsigned int)nsizes], got = 0;
 
 		if (ioctl(fd, BLKBSZSET, &sz) < 0) {
+			if (errno == EBUSY)	/* a rescan holds the claim */
+				continue;
 			fail("BLKBSZSET");
 			break;
 		}
@@ -243,12 +247,37 @@ static void *dio_writer(void *arg)
 	return NULL;
 }
 
+/*
+ * Rescans the partition table: the kernel reads it through the page cache.
+ * A rescan and a BLKBSZSET each claim the device for a moment, so either
+ * may find it busy: that is not an error.
+ */
+static void *rescanner(void *arg)
+{
+	struct worker *w = arg;
+	int fd = open_dev(O_RDONLY);
+
+	while (fd >= 0 && !atomic_load(&stop)) {
+		if (ioctl(fd, BLKRRPART) < 0) {
+			if (errno == EBUSY)
+				continue;
+			fail("BLKRRPART");
+			break;
+		}
+		w->ops++;
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	struct worker ws[] = {
 		{ .name = "resize", .fn = resizer }, { .name = "splice", .fn = splicer },
 		{ .name = "fadvise", .fn = advisor }, { .name = "fault", .fn = faulter },
 		{ .name = "dirty", .fn = dirtier }, { .name = "odirect", .fn = dio_writer },
+		{ .name = "rescan", .fn = rescanner },
 	};
 	size_t n = sizeof(ws) / sizeof(ws[0]);
 	char *end;
