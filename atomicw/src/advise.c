@@ -15,8 +15,12 @@ static void add(struct aw_advice *a, const char *id, enum aw_result r, const cha
 	struct aw_check *c;
 	va_list ap;
 
-	if (a->n >= AW_CHECKS_MAX)
+	if (a->n >= AW_CHECKS_MAX) {
+		/* not shown, but still counted in the verdict */
+		a->lost_fail += r == AW_FAIL;
+		a->lost_unknown += r == AW_UNKNOWN;
 		return;
+	}
 	c = &a->c[a->n++];
 	c->id = id;
 	c->res = r;
@@ -150,6 +154,71 @@ static void check_layers(const struct aw_advise_in *in, struct aw_advice *a)
 	}
 }
 
+/*
+ * A dm layer's table (sysfs does not show it): each target must start, and
+ * map onto each device below, at a multiple of the block, or every block
+ * straddles two of that device's blocks; a stripe's chunk must hold whole
+ * blocks (the kernel drops a chunk smaller than the physical block from the
+ * queue limits, so sysfs may not show it).
+ */
+static void check_dm(const struct aw_advise_in *in, struct aw_advice *a)
+{
+	uint64_t bs = in->fs.fs_block;
+
+	for (int i = 0; i < in->stack.n; i++) {
+		const struct aw_layer *l = &in->stack.l[i];
+		const struct aw_dm_table *tab = &in->dm[i];
+		int bad = 0, chunk_bad = 0, checked = 0, other = 0, partial = 0;
+
+		if (l->kind != AW_LAYER_DM || !bs)
+			continue;
+		if (tab->state < 0) {
+			add(a, "dm-table", AW_NOTE,
+			    "where its targets map blocks decides whether a block stays one write",
+			    "%s: its table was not read (%s)", l->name, tab->why);
+			continue;
+		}
+		for (int j = 0; j < tab->n; j++) {
+			const struct aw_dm_target *t = &tab->t[j];
+
+			if (strcmp(t->type, "linear") && strcmp(t->type, "striped")) {
+				if (!other++)
+					add(a, "dm-table", AW_NOTE,
+					    "this tool only knows how linear and striped targets map "
+					    "blocks", "%s has a %s target at sector %" PRIu64, l->name,
+					    t->type, t->start);
+				continue;
+			}
+			checked++;
+			partial |= t->partial;
+			if ((t->start * 512) % bs && !bad++)
+				add(a, "dm-offset", AW_FAIL,
+				    "a block across the boundary of two targets is split into two writes",
+				    "%s: a %s target starts at byte %" PRIu64 ", not a multiple of %"
+				    PRIu64, l->name, t->type, t->start * 512, bs);
+			for (int k = 0; k < t->ndev; k++)
+				if ((t->off[k] * 512) % bs && !bad++)
+					add(a, "dm-offset", AW_FAIL,
+					    "every block then straddles two blocks of the device below",
+					    "%s (%s) maps onto %s at byte %" PRIu64 ", not a multiple "
+					    "of %" PRIu64, l->name, t->type, t->dev[k], t->off[k] * 512,
+					    bs);
+			if (t->chunk && (t->chunk * 512) % bs && !l->chunk && !chunk_bad++)
+				add(a, "chunk", AW_FAIL,
+				    "a block across a chunk boundary is split into two writes (or two "
+				    "devices)", "%s (dm striped) has %" PRIu64 "-byte chunks, not a "
+				    "multiple of the %" PRIu64 "-byte block (its queue limits do not "
+				    "show them)", l->name, t->chunk * 512, bs);
+		}
+		if (checked && !bad)
+			add(a, "dm-offset", tab->more || partial ? AW_UNKNOWN : AW_PASS,
+			    "blocks line up with the devices below",
+			    "%s: %d linear/striped target%s, each starting and mapping at multiples "
+			    "of %" PRIu64 "%s", l->name, checked, checked > 1 ? "s" : "", bs,
+			    tab->more || partial ? ", but not all of its table was read" : "");
+	}
+}
+
 static void check_buffered(const struct aw_advise_in *in, struct aw_advice *a)
 {
 	const struct aw_fs_facts *fs = &in->fs;
@@ -235,11 +304,14 @@ void aw_advise(const struct aw_advise_in *in, struct aw_advice *a)
 		    fs->fs_block);
 	check_device(in, a);
 	check_layers(in, a);
+	check_dm(in, a);
 	check_buffered(in, a);
 	if (in->stack.n && in->stack.l[0].write_cache == 1)
 		add(a, "write-cache", AW_NOTE,
 		    "durability rests on cache flushes (fsync), which the device must honour",
 		    "%s has a volatile write cache", in->stack.l[0].name);
+	fails = a->lost_fail;
+	unknown = a->lost_unknown;
 	for (int i = 0; i < a->n; i++) {
 		fails += a->c[i].res == AW_FAIL;
 		unknown += a->c[i].res == AW_UNKNOWN;

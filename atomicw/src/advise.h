@@ -13,6 +13,7 @@
 
 #include "blkstack.h"
 #include "compat.h"
+#include "dmtable.h"
 
 enum aw_db { AW_DB_POSTGRES, AW_DB_INNODB };
 
@@ -39,6 +40,7 @@ struct aw_advise_in {
 	int buffered;	/* the database writes its data through the page cache */
 	struct aw_fs_facts fs;
 	struct aw_stack stack;
+	struct aw_dm_table dm[AW_STACK_MAX];	/* per layer of stack: dm tables */
 };
 
 enum aw_result { AW_PASS, AW_FAIL, AW_UNKNOWN, AW_NOTE };
@@ -56,6 +58,7 @@ struct aw_check {
 struct aw_advice {
 	struct aw_check c[AW_CHECKS_MAX];
 	int n;
+	int lost_fail, lost_unknown;	/* checks beyond AW_CHECKS_MAX, by result */
 	enum aw_verdict_adv verdict;
 	char setting[200]; /* what to change, or to keep */
 };

@@ -235,6 +235,9 @@ int aw_advise_gather(const char *path, enum aw_db db, uint64_t page, int direct,
 		fprintf(stderr, "atomicw advise: %s\n", err);
 		return -1;
 	}
+	for (int i = 0; i < in->stack.n; i++)
+		if (in->stack.l[i].kind == AW_LAYER_DM)
+			aw_dm_read_table(in->stack.l[i].maj, in->stack.l[i].min, &in->dm[i]);
 	if (!strcmp(in->fs.fstype, "xfs")) {
 		uint64_t v;
 		char buf[64];

@@ -193,6 +193,9 @@ static int walk(const char *dir, int depth, struct aw_stack *s, char *err, size_
 
 	if (!l)
 		return -1;
+	if (read_str(dir, "dev", disk, sizeof(disk)) == 0 &&
+	    sscanf(disk, "%u:%u", &l->maj, &l->min) != 2)
+		return aw_errf(err, len, "%s/dev: '%s' is not MAJOR:MINOR", dir, disk);
 	if (read_u64(dir, "partition", &start, err, len) == 0) {
 		l->kind = AW_LAYER_PART;
 		if (read_u64(dir, "start", &start, err, len))

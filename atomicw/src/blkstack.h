@@ -23,6 +23,7 @@ enum aw_layer_kind {
 
 struct aw_layer {
 	char name[64];	    /* the kernel's name: nvme0n1p1, dm-0, md0 */
+	unsigned int maj, min; /* its device number (0:0 if sysfs has none) */
 	enum aw_layer_kind kind;
 	int depth;	    /* 0: the device the filesystem is on */
 	int below;	    /* index of the first layer under this one, -1 if none */

@@ -42,6 +42,18 @@ static void print_text(FILE *f, const char *path, const struct aw_advise_in *in,
 		if (l->write_cache >= 0)
 			fprintf(f, ", %s cache", l->write_cache ? "write-back" : "write-through");
 		fputc('\n', f);
+		for (int j = 0; j < in->dm[i].n; j++) {
+			const struct aw_dm_target *t = &in->dm[i].t[j];
+
+			fprintf(f, "  %*s  sectors %" PRIu64 "+%" PRIu64 ": %s", 2 * l->depth, "",
+				t->start, t->len, t->type);
+			if (t->chunk)
+				fprintf(f, ", chunk %" PRIu64 " sectors", t->chunk);
+			for (int k = 0; k < t->ndev; k++)
+				fprintf(f, "%s %s at sector %" PRIu64, k ? "," : "", t->dev[k],
+					t->off[k]);
+			fputc('\n', f);
+		}
 	}
 	fprintf(f, "verdict: %s: %s\n", aw_verdict_adv_name(a->verdict), a->setting);
 }

@@ -114,6 +114,7 @@ static void build_tree(void)
 	queue("devices/pci0/sda", 4096, 16384, 65536);
 	queue("devices/virtual/block/dm-0", 4096, 0, 0);
 	put("devices/virtual/block/dm-0/dm/name", "vg-data");
+	put("devices/virtual/block/dm-0/dev", "253:0");
 	link_to("devices/virtual/block/dm-0/slaves/sda", "../../../../pci0/sda");
 	link_to("dev/block/253:0", "../../devices/virtual/block/dm-0");
 	/* 9:0 md0, raid0 with 4k chunks over sdb and sdc. */
@@ -415,6 +416,107 @@ static void test_more(void)
 	}
 }
 
+/* dm tables: the parser, and the checks on a dm layer (253:0 of the tree). */
+static void test_dm(void)
+{
+	struct aw_advise_in in = { .db = AW_DB_POSTGRES, .page = 8192, .buffered = 1 };
+	struct aw_dm_target t;
+	struct aw_advice a;
+	char err[256];
+
+	CHECK(aw_dm_parse_target("linear", 0, 2048, "8:16 2048", &t, err, sizeof(err)) == 0);
+	CHECK(t.ndev == 1 && !strcmp(t.dev[0], "8:16") && t.off[0] == 2048 && t.len == 2048);
+	CHECK(aw_dm_parse_target("striped", 0, 4096, "2 8 8:16 0 8:32 16", &t, err,
+				 sizeof(err)) == 0);
+	CHECK(t.ndev == 2 && t.chunk == 8 && t.off[1] == 16 && !strcmp(t.dev[1], "8:32"));
+	CHECK(aw_dm_parse_target("striped", 0, 4096, "2 8 8:16 0", &t, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "stripe 2"));
+	CHECK(aw_dm_parse_target("linear", 0, 8, "8:16", &t, err, sizeof(err)) < 0);
+	CHECK(aw_dm_parse_target("linear", 0, 8, "8:16 -8", &t, err, sizeof(err)) < 0);
+	CHECK(aw_dm_parse_target("striped", 0, 8, "0 8", &t, err, sizeof(err)) < 0);
+	CHECK(aw_dm_parse_target("crypt", 0, 8, "aes-xts-plain64 - 0 8:16 0", &t, err,
+				 sizeof(err)) == 0 && !strcmp(t.type, "crypt") && !t.ndev);
+	CHECK(aw_dm_parse_target("striped", 0, 8, "9 8 1:1 0 1:2 0 1:3 0 1:4 0 1:5 0 1:6 0 1:7 0 "
+				 "1:8 0 1:9 0", &t, err, sizeof(err)) == 0 && t.partial);
+
+	snprintf(in.page_source, sizeof(in.page_source), "test");
+	snprintf(in.fs.fstype, sizeof(in.fs.fstype), "xfs");
+	snprintf(in.fs.probe, sizeof(in.fs.probe), "/db/global/pg_control");
+	in.fs.fs_block = 16384;
+	CHECK(aw_stack_walk(root, 253, 0, &in.stack, err, sizeof(err)) == 0);
+	CHECK(in.stack.l[0].maj == 253 && in.stack.l[0].min == 0);
+	put("devices/virtual/block/dm-0/dev", "253");
+	CHECK(aw_stack_walk(root, 253, 0, &in.stack, err, sizeof(err)) < 0 &&
+	      strstr(err, "not MAJOR:MINOR"));
+	put("devices/virtual/block/dm-0/dev", "253:0");
+	CHECK(aw_stack_walk(root, 253, 0, &in.stack, err, sizeof(err)) == 0);
+	in.dm[0].state = 1;
+	in.dm[0].n = 1;
+	/* linear at 4k into the device: every block straddles two. */
+	aw_dm_parse_target("linear", 0, 1 << 20, "8:0 8", &in.dm[0].t[0], err, sizeof(err));
+	aw_advise(&in, &a);
+	CHECK(has(&a, "dm-offset", AW_FAIL, "dm-0 (linear) maps onto 8:0 at byte 4096"));
+	/* at 1 MiB: aligned */
+	aw_dm_parse_target("linear", 0, 1 << 20, "8:0 2048", &in.dm[0].t[0], err, sizeof(err));
+	aw_advise(&in, &a);
+	CHECK(has(&a, "dm-offset", AW_PASS, "1 linear/striped target,"));
+	/* a second target starting 4k into the dm device */
+	in.dm[0].n = 2;
+	aw_dm_parse_target("linear", 8, 1 << 20, "8:0 4096", &in.dm[0].t[1], err, sizeof(err));
+	aw_advise(&in, &a);
+	CHECK(has(&a, "dm-offset", AW_FAIL, "a linear target starts at byte 4096"));
+	/* stripes with 4k chunks, which sysfs does not show */
+	in.dm[0].n = 1;
+	aw_dm_parse_target("striped", 0, 1 << 20, "2 8 8:0 0 8:16 0", &in.dm[0].t[0], err,
+			   sizeof(err));
+	aw_advise(&in, &a);
+	CHECK(has(&a, "chunk", AW_FAIL, "dm-0 (dm striped) has 4096-byte chunks"));
+	CHECK(has(&a, "dm-offset", AW_PASS, NULL));
+	/* an unknown target type, and a table that could not be read */
+	aw_dm_parse_target("crypt", 0, 1 << 20, "x", &in.dm[0].t[0], err, sizeof(err));
+	aw_advise(&in, &a);
+	CHECK(has(&a, "dm-table", AW_NOTE, "dm-0 has a crypt target"));
+	in.dm[0].state = -1;
+	snprintf(in.dm[0].why, sizeof(in.dm[0].why), "opening /dev/mapper/control: denied");
+	aw_advise(&in, &a);
+	CHECK(has(&a, "dm-table", AW_NOTE, "its table was not read (opening"));
+}
+
+/* Checks beyond what the advice can show still count in the verdict. */
+static void test_overflow(void)
+{
+	struct aw_advise_in in = { .db = AW_DB_POSTGRES, .page = 8192, .buffered = 1 };
+	struct aw_advice a;
+	char err[256];
+
+	snprintf(in.page_source, sizeof(in.page_source), "test");
+	snprintf(in.fs.fstype, sizeof(in.fs.fstype), "xfs");
+	snprintf(in.fs.probe, sizeof(in.fs.probe), "/db/global/pg_control");
+	snprintf(in.fs.fs_sysfs, sizeof(in.fs.fs_sysfs), "/sys/fs/xfs/dm-0/untorn_buffered_bytes");
+	in.fs.fs_block = 16384;
+	in.fs.statx_atomic = 1;
+	in.fs.stx_awu_min = in.fs.stx_awu_max = 16384;
+	in.fs.untorn_buffered = 0; /* the only failure, checked last */
+	CHECK(aw_stack_walk(root, 253, 0, &in.stack, err, sizeof(err)) == 0);
+	/* many dm layers' notes would fill the list before it */
+	for (int i = 0; i < AW_STACK_MAX && i < in.stack.n; i++)
+		in.stack.l[i].kind = AW_LAYER_DM;
+	for (int i = in.stack.n; i < AW_STACK_MAX; i++) {
+		in.stack.l[i] = in.stack.l[0];
+		in.stack.l[i].depth = 1;
+	}
+	in.stack.n = AW_STACK_MAX;
+	for (int i = 0; i < AW_STACK_MAX; i++) {
+		in.dm[i].state = 1;
+		in.dm[i].n = 2;
+		aw_dm_parse_target("crypt", 0, 8, "x", &in.dm[i].t[0], err, sizeof(err));
+		aw_dm_parse_target("linear", 0, 8, "8:0 0", &in.dm[i].t[1], err, sizeof(err));
+	}
+	aw_advise(&in, &a);
+	CHECK(a.n == AW_CHECKS_MAX && a.lost_fail > 0);
+	CHECK(a.verdict == AW_ADV_UNSAFE);
+}
+
 int main(void)
 {
 	snprintf(root, sizeof(root), "%s/test_advise.XXXXXX",
@@ -430,6 +532,8 @@ int main(void)
 	test_statx();
 	test_verdicts();
 	test_more();
+	test_dm();
+	test_overflow();
 	{
 		char cmd[PATH_MAX + 16];
 

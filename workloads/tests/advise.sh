@@ -15,9 +15,10 @@
 #   below the filesystem, on a device of 4k sectors that keeps 4k..16k whole
 #   within 16k boundaries (an NVMe drive with an atomic boundary): a
 #   partition that starts on a 16k boundary (SAFE) and one that starts 8k
-#   past it (UNSAFE, the partition named); dm-linear (UNSAFE: this kernel's
-#   device-mapper passes no atomic limits up); dm-striped with 4k chunks
-#   over 4k-sector devices (UNSAFE, the chunk named).
+#   past it (UNSAFE, the partition named); dm-linear 4k into the device
+#   (UNSAFE: the offset from its table, and this kernel's device-mapper
+#   passes no atomic limits up); dm-striped with 4k chunks over 4k-sector
+#   devices (UNSAFE, the chunk named).
 # vm: mem=2048 timeout=900
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
@@ -149,12 +150,13 @@ umount /mnt/advise-p1 /mnt/advise-p2 || t_fail "umount of the partitions failed"
 # dm_node NAME: the /dev/dm-N node of a mapped device.
 dm_node() { echo "/dev/$(dmsetup info -c --noheadings -o blkdevname "$1")"; }
 
-t_log "trap: dm-linear over the atomic device"
-dmsetup create --noudevsync advlin --table "0 $((320 * 2048)) linear /dev/adv 0" ||
+t_log "trap: dm-linear 4k into the atomic device"
+dmsetup create --noudevsync advlin --table "0 $((320 * 2048)) linear /dev/adv 8" ||
 	t_fail "dmsetup create advlin failed"
 lin=$(dm_node advlin)
 t_wait_bdev "$lin"
 layer "$lin" lin
+advise /mnt/advise-lin/data 2 dm-offset FAIL "at byte 4096, not a multiple of 16384"
 advise /mnt/advise-lin/data 2 device-atomic FAIL "does not pass the atomic write limits up"
 umount /mnt/advise-lin || t_fail "umount of $lin failed"
 dmsetup remove --noudevsync advlin || t_fail "dmsetup remove advlin failed"
@@ -172,6 +174,7 @@ str=$(dm_node advstr)
 t_wait_bdev "$str"
 layer "$str" str
 advise /mnt/advise-str/data 2 chunk FAIL "splits I/O every 4096 bytes"
+advise /mnt/advise-str/data 2 dm-offset ok "1 linear/striped target, each starting and mapping"
 umount /mnt/advise-str || t_fail "umount of $str failed"
 dmsetup remove --noudevsync advstr || t_fail "dmsetup remove advstr failed"
 t_tornblk_remove advb
