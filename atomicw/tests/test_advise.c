@@ -366,22 +366,33 @@ static void test_verdicts(void)
 	CHECK(judge(252, 0, 16384, 32768, 1, 16384, 1, &a) == AW_ADV_UNSAFE);
 }
 
+/* A PostgreSQL directory of 8k pages on 16k XFS whose files statx says
+ * are written atomically; untorn: what the kernel keeps untorn buffered. */
+static void lbs_in(struct aw_advise_in *in, int64_t untorn)
+{
+	memset(in, 0, sizeof(*in));
+	in->db = AW_DB_POSTGRES;
+	in->page = 8192;
+	in->buffered = 1;
+	snprintf(in->page_source, sizeof(in->page_source), "test");
+	snprintf(in->fs.fstype, sizeof(in->fs.fstype), "xfs");
+	snprintf(in->fs.probe, sizeof(in->fs.probe), "/db/global/pg_control");
+	snprintf(in->fs.fs_sysfs, sizeof(in->fs.fs_sysfs), "/sys/fs/xfs/x/untorn_buffered_bytes");
+	in->fs.fs_block = 16384;
+	in->fs.statx_atomic = 1;
+	in->fs.stx_awu_min = in->fs.stx_awu_max = 16384;
+	in->fs.untorn_buffered = untorn;
+}
+
 /* What the gathering can add: a tablespace elsewhere, a statx error, a page
  * size the cluster contradicts, a partition whose disk has a bad chunk. */
 static void test_more(void)
 {
-	struct aw_advise_in in = { .db = AW_DB_POSTGRES, .page = 8192, .buffered = 1 };
+	static struct aw_advise_in in;
 	struct aw_advice a;
 	char err[256];
 
-	snprintf(in.page_source, sizeof(in.page_source), "test");
-	snprintf(in.fs.fstype, sizeof(in.fs.fstype), "xfs");
-	snprintf(in.fs.probe, sizeof(in.fs.probe), "/db/global/pg_control");
-	snprintf(in.fs.fs_sysfs, sizeof(in.fs.fs_sysfs), "/sys/fs/xfs/tb0/untorn_buffered_bytes");
-	in.fs.fs_block = 16384;
-	in.fs.statx_atomic = 1;
-	in.fs.stx_awu_min = in.fs.stx_awu_max = 16384;
-	in.fs.untorn_buffered = 16384;
+	lbs_in(&in, 16384);
 	CHECK(aw_stack_walk(root, 252, 0, &in.stack, err, sizeof(err)) == 0);
 	aw_advise(&in, &a);
 	CHECK(a.verdict == AW_ADV_SAFE && strstr(a.setting, "pg_rewind"));
@@ -485,18 +496,11 @@ static void test_dm(void)
 /* Checks beyond what the advice can show still count in the verdict. */
 static void test_overflow(void)
 {
-	struct aw_advise_in in = { .db = AW_DB_POSTGRES, .page = 8192, .buffered = 1 };
+	static struct aw_advise_in in;
 	struct aw_advice a;
 	char err[256];
 
-	snprintf(in.page_source, sizeof(in.page_source), "test");
-	snprintf(in.fs.fstype, sizeof(in.fs.fstype), "xfs");
-	snprintf(in.fs.probe, sizeof(in.fs.probe), "/db/global/pg_control");
-	snprintf(in.fs.fs_sysfs, sizeof(in.fs.fs_sysfs), "/sys/fs/xfs/dm-0/untorn_buffered_bytes");
-	in.fs.fs_block = 16384;
-	in.fs.statx_atomic = 1;
-	in.fs.stx_awu_min = in.fs.stx_awu_max = 16384;
-	in.fs.untorn_buffered = 0; /* the only failure, checked last */
+	lbs_in(&in, 0); /* the only failure, checked last */
 	CHECK(aw_stack_walk(root, 253, 0, &in.stack, err, sizeof(err)) == 0);
 	/* many dm layers' notes would fill the list before it */
 	for (int i = 0; i < AW_STACK_MAX && i < in.stack.n; i++)
