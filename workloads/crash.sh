@@ -182,15 +182,15 @@ cycle() {
 	if [ "$evict" -eq 1 ]; then
 		writeback fast
 		evicted=$(evictions) || t_fail "cycle $c: no eviction count"
-		sleep 8
-		echo 1 >"$TB_CFG/$WL_DEV/hold_flush" || t_fail "cycle $c: hold_flush refused"
+	fi
+	sleep 8
+	echo 1 >"$TB_CFG/$WL_DEV/hold_flush" || t_fail "cycle $c: hold_flush refused"
+	if [ "$evict" -eq 1 ]; then
 		sleep 3
 		e1=$(evictions) || t_fail "cycle $c: no eviction count"
 		evicted=$((e1 - evicted))
 		mode=evict
 	else
-		sleep 8
-		echo 1 >"$TB_CFG/$WL_DEV/hold_flush" || t_fail "cycle $c: hold_flush refused"
 		(psql_q -c CHECKPOINT) >/dev/null 2>&1 &
 		wait_ckpt_fsync
 		mode=$CK_MODE
