@@ -50,7 +50,7 @@ void tornblk_cache_flush(struct tornblk_dev *dev)
  * record's copy, a durable one frees it.
  */
 int tornblk_cache_write(struct tornblk_dev *dev, sector_t sector,
-			u8 *data, u32 len, bool atomic, bool fua)
+			u8 *data, u32 len, blk_opf_t opf)
 {
 	struct tornblk_rec *rec = NULL;
 	int ret;
@@ -59,7 +59,7 @@ int tornblk_cache_write(struct tornblk_dev *dev, sector_t sector,
 	ret = tornblk_store_prepare(&dev->current_data, sector, len);
 	if (!ret)
 		ret = tornblk_store_prepare(&dev->media, sector, len);
-	if (!ret && dev->write_cache && !fua) {
+	if (!ret && dev->write_cache && !(opf & REQ_FUA)) {
 		rec = tornblk_should_fail_alloc() ? NULL :
 			kzalloc(sizeof(*rec), GFP_NOIO);
 		if (!rec)
@@ -89,7 +89,8 @@ int tornblk_cache_write(struct tornblk_dev *dev, sector_t sector,
 	rec->data = data;
 	rec->sector = sector;
 	rec->len = len;
-	rec->atomic = atomic;
+	rec->atomic = opf & REQ_ATOMIC;
+	rec->meta = opf & REQ_META;
 	rec->seq = ++dev->seq;
 	rec->nr = dev->stats.writes + 1;
 	list_add_tail(&rec->list, &dev->cache);
@@ -122,11 +123,14 @@ struct piece {
 	bool kept_new, dropped_new;	/* ... and that part changed the media */
 };
 
-static void piece_done(struct tornblk_stats *st, struct piece *p)
+static void piece_done(struct tornblk_stats *st, struct piece *p, bool meta)
 {
+	bool torn = p->kept_new && p->dropped_new;
+
 	st->cut_pieces++;
 	st->cut_pieces_partial += p->kept && p->dropped;
-	st->cut_pieces_torn += p->kept_new && p->dropped_new;
+	st->cut_pieces_torn += torn;
+	st->cut_pieces_torn_meta += torn && meta;
 	memset(p, 0, sizeof(*p));
 }
 
@@ -168,7 +172,7 @@ static bool cut_rec(struct tornblk_dev *dev, struct tornblk_rec *rec)
 		bool changed;
 
 		if (div64_u64(pos, dev->tear_unit) != piece_idx) {
-			piece_done(st, &p);
+			piece_done(st, &p, rec->meta);
 			piece_idx = div64_u64(pos, dev->tear_unit);
 		}
 		if (div64_u64(pos, dev->pawu) != unit) {
@@ -190,7 +194,7 @@ static bool cut_rec(struct tornblk_dev *dev, struct tornblk_rec *rec)
 		}
 		pos = next;
 	}
-	piece_done(st, &p);
+	piece_done(st, &p, rec->meta);
 	st->cut_units_persisted += kept;
 	st->cut_units_dropped += dropped;
 	return kept && dropped;
@@ -214,6 +218,7 @@ void tornblk_power_cut(struct tornblk_dev *dev)
 	st->cut_pieces = 0;
 	st->cut_pieces_partial = 0;
 	st->cut_pieces_torn = 0;
+	st->cut_pieces_torn_meta = 0;
 	list_for_each_entry(rec, &dev->cache, list) {
 		/* as if the power had failed right after write cut_rewind_to */
 		if (dev->cut_rewind_to && rec->nr > dev->cut_rewind_to) {

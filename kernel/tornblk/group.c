@@ -94,7 +94,7 @@ void tornblk_group_cut(struct tornblk_dev *dev, const char *why,
 		if (!m->disk || !m->powered)
 			continue;
 		tornblk_power_cut(m);
-		pr_info("%s: power cut (%s%s%s): %llu cached writes (%llu rewound), %llu torn, units %llu kept %llu lost, atomic %llu kept %llu lost, %u-byte pieces %llu in flight %llu partial %llu torn\n",
+		pr_info("%s: power cut (%s%s%s): %llu cached writes (%llu rewound), %llu torn, units %llu kept %llu lost, atomic %llu kept %llu lost, %u-byte pieces %llu in flight %llu partial %llu torn (%llu in metadata writes)\n",
 			m->name, why, m == dev ? "" : " on ",
 			m == dev ? "" : dev->name,
 			m->stats.cut_writes, m->stats.cut_rewound,
@@ -102,6 +102,7 @@ void tornblk_group_cut(struct tornblk_dev *dev, const char *why,
 			m->stats.cut_units_dropped, m->stats.cut_atomic_persisted,
 			m->stats.cut_atomic_dropped, m->tear_unit,
 			m->stats.cut_pieces, m->stats.cut_pieces_partial,
-			m->stats.cut_pieces_torn);
+			m->stats.cut_pieces_torn,
+			m->stats.cut_pieces_torn_meta);
 	}
 }

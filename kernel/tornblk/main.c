@@ -69,18 +69,16 @@ static blk_status_t tornblk_read(struct tornblk_dev *dev, struct bio *bio)
 blk_status_t tornblk_write_captured(struct tornblk_dev *dev, struct bio *bio,
 				    u8 *buf, struct bio_list *failed)
 {
-	bool atomic = bio->bi_opf & REQ_ATOMIC, fua = bio->bi_opf & REQ_FUA;
 	u32 len = bio->bi_iter.bi_size;
 	int ret;
 
 	tornblk_assert_locked(dev);
 	/* the cache keeps or frees buf; on failure nothing changed */
-	ret = tornblk_cache_write(dev, bio->bi_iter.bi_sector, buf, len, atomic, fua);
+	ret = tornblk_cache_write(dev, bio->bi_iter.bi_sector, buf, len,
+				  bio->bi_opf);
 	if (ret)
 		return errno_to_blk_status(ret);
-	tornblk_stats_write(dev, bio->bi_iter.bi_sector, len, atomic);
-	if (fua)
-		dev->stats.fua_writes++;
+	tornblk_stats_write(dev, bio->bi_iter.bi_sector, len, bio->bi_opf);
 	/*
 	 * An armed cut strikes right after the device acknowledged the
 	 * chosen write: a point in the I/O stream rather than in time, so

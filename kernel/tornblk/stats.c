@@ -44,14 +44,16 @@ static void hist_add(struct tornblk_hist *h, sector_t sector, u32 len)
 }
 
 void tornblk_stats_write(struct tornblk_dev *dev, sector_t sector, u32 len,
-			 bool atomic)
+			 blk_opf_t opf)
 {
 	struct tornblk_stats *st = &dev->stats;
 
 	st->writes++;
 	st->bytes_written += len;
+	st->meta_writes += !!(opf & REQ_META);
+	st->fua_writes += !!(opf & REQ_FUA);
 	hist_add(&st->all, sector, len);
-	if (atomic) {
+	if (opf & REQ_ATOMIC) {
 		st->atomic_writes++;
 		hist_add(&st->atomic, sector, len);
 	}
@@ -68,6 +70,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "reads %llu\nbytes_read %llu\n", st->reads, st->bytes_read);
 	seq_printf(m, "writes %llu\natomic_writes %llu\nbytes_written %llu\n",
 		   st->writes, st->atomic_writes, st->bytes_written);
+	seq_printf(m, "meta_writes %llu\n", st->meta_writes);
 	seq_printf(m, "flushes %llu\nfua_writes %llu\ndestaged %llu\n",
 		   st->flushes, st->fua_writes, st->destaged);
 	seq_printf(m, "io_errors %llu\ncuts %llu\n", st->io_errors, st->cuts);
@@ -84,6 +87,7 @@ static int stats_show(struct seq_file *m, void *v)
 		   st->cut_rewound, st->cut_pieces);
 	seq_printf(m, "cut_pieces_partial %llu\ncut_pieces_torn %llu\n",
 		   st->cut_pieces_partial, st->cut_pieces_torn);
+	seq_printf(m, "cut_pieces_torn_meta %llu\n", st->cut_pieces_torn_meta);
 	seq_printf(m, "misaligned %llu\nalloc_failures %llu\nheld %llu\n",
 		   st->misaligned, st->alloc_failures, st->held);
 	seq_printf(m, "held_now %u\n", bio_list_size(&dev->held));

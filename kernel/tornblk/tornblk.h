@@ -31,6 +31,7 @@ struct tornblk_rec {
 	sector_t sector;
 	u32 len;
 	bool atomic;
+	bool meta;	/* REQ_META: filesystem metadata or log, not file data */
 	u64 seq;	/* order in the cache, and the coins' input */
 	u64 nr;		/* the device's write number (stats.writes) */
 	u8 *data;
@@ -42,7 +43,7 @@ struct tornblk_hist {
 };
 
 struct tornblk_stats {
-	u64 reads, writes, atomic_writes, flushes, fua_writes;
+	u64 reads, writes, atomic_writes, meta_writes, flushes, fua_writes;
 	u64 bytes_read, bytes_written, destaged, io_errors, cuts;
 	u64 misaligned, alloc_failures, held, dma_writes;
 	u64 last_flush_write;	/* the write count when the cache last emptied */
@@ -55,6 +56,7 @@ struct tornblk_stats {
 	 * partly persisted with both parts differing from the old media
 	 */
 	u64 cut_pieces, cut_pieces_partial, cut_pieces_torn;
+	u64 cut_pieces_torn_meta;	/* ... of those, in REQ_META writes */
 	struct tornblk_hist all, atomic;
 };
 
@@ -155,7 +157,7 @@ void tornblk_store_copy(struct tornblk_store *dst, struct tornblk_store *src,
 
 /* cache.c */
 int tornblk_cache_write(struct tornblk_dev *dev, sector_t sector,
-			u8 *data, u32 len, bool atomic, bool fua);
+			u8 *data, u32 len, blk_opf_t opf);
 void tornblk_cache_flush(struct tornblk_dev *dev);
 void tornblk_power_cut(struct tornblk_dev *dev);
 void tornblk_cache_drop(struct tornblk_dev *dev);
@@ -176,7 +178,7 @@ void tornblk_group_cut(struct tornblk_dev *dev, const char *why,
 
 /* stats.c */
 void tornblk_stats_write(struct tornblk_dev *dev, sector_t sector, u32 len,
-			 bool atomic);
+			 blk_opf_t opf);
 void tornblk_debugfs_add(struct tornblk_dev *dev);
 void tornblk_debugfs_remove(struct tornblk_dev *dev);
 int tornblk_debugfs_init(void);
