@@ -43,8 +43,12 @@
 # numbers continue after the rows already there) and each cycle's server
 # log and pg_amcheck output are kept in DIR/logs/ (amcheck_errors counts
 # the relations pg_amcheck reported, one header line each).
+# pages_torn counts the data device's torn 8k pieces, meta_pages_torn those
+# of them in XFS's log and metadata writes (REQ_META; XFS recovery's to
+# handle): the rest are file data.
 # --check applies the configuration's role (configs.tsv): protected ones
-# must have only clean cycles; controls must show corruption (with
+# must have only clean cycles, and without full-page writes no torn piece
+# of file data; controls must show corruption (with
 # --until-corrupt: stop at the first corrupt cycle).
 # --ledger-control runs with synchronous_commit=off: acknowledged commits
 # must then be lost at some cut, proving that the ledger check bites.
@@ -92,7 +96,7 @@ logs=$out/logs
 # A test (--check) judges its own cycles only: it starts a new CSV.
 [ "$check" -eq 0 ] || rm -rf "$csv" "$logs"
 mkdir -p "$logs"
-columns="kernel,commit,config,xfs_bs,pawu,atomic_unit,full_page_writes,synchronous_commit,dma_delay_us,cycle,seed,cut_mode,unflushed_writes,cut_pos,cut_fraction,data_cached_writes,data_rewound_writes,wal_cached_writes,torn_writes,units_kept,units_lost,pages_in_flight,pages_partial,pages_torn,wal_pages_torn,mount,recovery,redo,log_page_errors,fsm_pages_zeroed,amcheck_rc,amcheck_errors,visibility_errors,checksum_bad,xfs_repair,commits_seen,commits_lost,seconds,verdict"
+columns="kernel,commit,config,xfs_bs,pawu,atomic_unit,full_page_writes,synchronous_commit,dma_delay_us,cycle,seed,cut_mode,unflushed_writes,cut_pos,cut_fraction,data_cached_writes,data_rewound_writes,wal_cached_writes,torn_writes,units_kept,units_lost,pages_in_flight,pages_partial,pages_torn,meta_pages_torn,wal_pages_torn,mount,recovery,redo,log_page_errors,fsm_pages_zeroed,amcheck_rc,amcheck_errors,visibility_errors,checksum_bad,xfs_repair,commits_seen,commits_lost,seconds,verdict"
 wl_csv "$csv" "$columns"
 # Resume: cycle numbers (and so seeds) continue after the rows already there.
 first=$(($(wc -l <"$csv")))
@@ -160,7 +164,7 @@ check_visibility() {
 # cycle C: one crash and its verification; appends a CSV row.
 cycle() {
 	local c=$1 cseed=$((seed * 1000 + $1)) t0=$SECONDS mode w0 w1 n k=0 frac=NA
-	local cached=NA rewound=NA walc=NA torn=NA ukept=NA ulost=NA inflight=NA partial=NA ptorn=NA waltorn=NA
+	local cached=NA rewound=NA walc=NA torn=NA ukept=NA ulost=NA inflight=NA partial=NA ptorn=NA mtorn=NA waltorn=NA
 	local mount=ok recovery=NA redo=NA logerr=NA fsm=NA am_rc=NA am_err=NA vis=NA bad=NA repair=NA
 	local seen=0 lost=NA verdict why=() ledger=/tmp/ledger.$c clog=$logs/cycle-$c.log
 	local evict=0 evicted=NA e1
@@ -229,6 +233,7 @@ cycle() {
 	inflight=$(tb_stat cut_pieces)
 	partial=$(tb_stat cut_pieces_partial)
 	ptorn=$(tb_stat cut_pieces_torn)
+	mtorn=$(tb_stat cut_pieces_torn_meta)
 	walc=$(tb_walstat cut_writes)
 	waltorn=$(tb_walstat cut_pieces_torn)
 	kill -9 "$sb" "$WL_LEDGER_PID" 2>/dev/null || true
@@ -308,16 +313,18 @@ cycle() {
 	local where="checkpoint $mode ($RELEASED earlier flushes let through)"
 	[ "$evict" -eq 0 ] || where="eviction writes ($mode, $evicted buffers evicted in the 11 s)"
 	t_log "cycle $c: $where with $n unflushed writes, cut after $k ($frac); data $cached cached" \
-		"($rewound rewound, $torn torn writes, pages $inflight in flight $partial partial $ptorn torn)," \
+		"($rewound rewound, $torn torn writes, pages $inflight in flight $partial partial $ptorn torn, $mtorn of them XFS's)," \
 		"WAL $walc cached ($waltorn pages torn); mount $mount, recovery $recovery, redo $redo," \
 		"log page errors $logerr (fsm pages zeroed $fsm), amcheck rc $am_rc, visibility $vis, bad checksums $bad," \
 		"xfs_repair $repair, commits seen $seen lost $lost: $verdict${why:+ (${why[*]})}"
-	echo "$(uname -r),$commit,$config,$WL_XFS_BS,$WL_PAWU,$WL_ATOMIC,$WL_FPW,$sync_commit,$WL_DMA_US,$c,$cseed,$mode,$n,$k,$frac,$cached,$rewound,$walc,$torn,$ukept,$ulost,$inflight,$partial,$ptorn,$waltorn,$mount,$recovery,$redo,$logerr,$fsm,$am_rc,$am_err,$vis,$bad,$repair,$seen,$lost,$((SECONDS - t0)),$verdict" >>"$csv"
+	echo "$(uname -r),$commit,$config,$WL_XFS_BS,$WL_PAWU,$WL_ATOMIC,$WL_FPW,$sync_commit,$WL_DMA_US,$c,$cseed,$mode,$n,$k,$frac,$cached,$rewound,$walc,$torn,$ukept,$ulost,$inflight,$partial,$ptorn,$mtorn,$waltorn,$mount,$recovery,$redo,$logerr,$fsm,$am_rc,$am_err,$vis,$bad,$repair,$seen,$lost,$((SECONDS - t0)),$verdict" >>"$csv"
 	VERDICTS+=("$verdict")
+	case $ptorn$mtorn in *[!0-9]*) ;; *) DATA_TORN=$((DATA_TORN + ptorn - mtorn)) ;; esac
 	wl_device_remove
 }
 
 VERDICTS=()
+DATA_TORN=0 # torn pieces of file data (not XFS's log or metadata) at the cuts
 t0=$SECONDS
 for c in $(seq "$first" $((first + cycles - 1))); do
 	t_log "cycle $c ($((c - first + 1)) of $cycles; $config: XFS $WL_XFS_BS, pawu $WL_PAWU, atomic $WL_ATOMIC, full_page_writes $WL_FPW, synchronous_commit $sync_commit, DMA capture ${WL_DMA_US} us/page)"
@@ -332,7 +339,7 @@ for v in "${VERDICTS[@]}"; do
 	case $v in *lost) lost=$((lost + 1)) ;; esac
 done
 secs=$((SECONDS - t0))
-summary="$config: $n cycles, $corrupt corrupt, $lost with lost commits, $untested untested; $secs s, $((n * 3600 / (secs > 0 ? secs : 1))) cycles/hour"
+summary="$config: $n cycles, $corrupt corrupt, $lost with lost commits, $untested untested, $DATA_TORN torn pieces of file data; $secs s, $((n * 3600 / (secs > 0 ? secs : 1))) cycles/hour"
 t_log "$summary"
 if [ "$check" -eq 1 ]; then
 	if [ "$ledger_control" -eq 1 ]; then
@@ -341,6 +348,10 @@ if [ "$check" -eq 1 ]; then
 		[ "$corrupt" -eq 0 ] || t_fail "$config must never corrupt: $summary"
 		[ "$lost" -eq 0 ] || t_fail "$config must never lose a commit: $summary"
 		[ "$untested" -eq 0 ] || t_fail "$config: cycles that tested nothing: $summary"
+		# Without full-page writes the claim is that no page of file data
+		# ever tears, not only that no check noticed one.
+		[ "$WL_FPW" = on ] || [ "$DATA_TORN" -eq 0 ] ||
+			t_fail "$config: file data tore at a cut (a data write was not atomic): $summary"
 	else
 		[ "$corrupt" -gt 0 ] || t_fail "control $config never showed corruption: the loop is not biting"
 	fi

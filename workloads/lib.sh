@@ -237,14 +237,29 @@ wl_ledger_start() {
 }
 
 # wl_csv FILE COLUMNS: start FILE with the header COLUMNS, or go on with it
-# (resuming) if it has exactly that header.
+# (resuming).  A FILE written by an earlier version whose columns are all
+# among COLUMNS gains the new ones, empty in its rows (not recorded then);
+# one with a column COLUMNS lacks is refused: nothing is dropped.
 wl_csv() {
-	if [ -s "$1" ]; then
-		[ "$(head -n 1 "$1")" = "$2" ] ||
-			t_fail "$1 has other columns than this version writes; move it away"
-	else
+	local have missing tmp
+	if [ ! -s "$1" ]; then
 		echo "$2" >"$1"
+		return 0
 	fi
+	have=$(head -n 1 "$1")
+	[ "$have" != "$2" ] || return 0
+	missing=$(awk -v have="$have" -v want="$2" 'BEGIN {
+		n = split(want, w, ","); for (i = 1; i <= n; i++) ok[w[i]] = 1
+		m = split(have, h, ","); for (i = 1; i <= m; i++) if (!(h[i] in ok)) printf "%s ", h[i] }')
+	[ -z "$missing" ] || t_fail "$1 has columns this version does not write ($missing); move it away"
+	tmp=$1.new
+	awk -F, -v want="$2" 'BEGIN { n = split(want, w, ","); OFS = "," }
+		NR == 1 { for (i = 1; i <= NF; i++) at[$i] = i; print want; next }
+		{ line = ""
+		  for (j = 1; j <= n; j++) line = line (j > 1 ? "," : "") (w[j] in at ? $(at[w[j]]) : "")
+		  print line }' "$1" >"$tmp" || t_fail "adding columns to $1 failed"
+	mv "$tmp" "$1" || t_fail "replacing $1 failed"
+	t_log "$1: columns added, empty in its $(($(wc -l <"$1") - 1)) earlier rows"
 }
 
 # wl_pgbench ARGS...: pgbench on the pgbench database with the client

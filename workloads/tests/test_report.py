@@ -120,6 +120,28 @@ def main():
     check([report.cut_where(m) for m in modes] ==
           [report.CUT_WHERE[i] for i in (0, 2, 0, 1, 2, 1)],
           "cut modes are not sorted into checkpoint writes, before fsync and eviction")
+    # Torn pieces told apart (meta_pages_torn: XFS's own writes); rows from
+    # before the split have no such column.
+    def split_rows(config, pairs):
+        out = []
+        for i, (torn, meta) in enumerate(pairs):
+            r = row(config, i + 1, "clean", torn=torn)
+            r["meta_pages_torn"] = "" if meta is None else str(meta)
+            out.append(r)
+        return out
+    sp = report.summarize_crash(split_rows("lbs-atomic", [(7, None), (5, 5), (0, 0)]))
+    g = sp[("lbs-atomic", "copy at submission")]
+    check(g["meets_expectation"] and g["split_cycles"] == 2 and g["meta_torn"] == 5
+          and g["data_torn"] == 0, "torn pieces all in XFS's writes failed lbs-atomic")
+    check(report.split_cell(g) == "0 (2 of 3)", f"split cell reads {report.split_cell(g)!r}")
+    g = report.summarize_crash(split_rows("lbs-atomic", [(9, 6)]))[("lbs-atomic", "copy at submission")]
+    check(not g["meets_expectation"] and g["data_torn"] == 3,
+          "3 torn pieces of file data met lbs-atomic's expectation")
+    g = report.summarize_crash(split_rows("baseline", [(9, 6)]))[("baseline", "copy at submission")]
+    check(g["meets_expectation"], "torn file data failed baseline, whose full-page writes repair it")
+    g = report.summarize_crash(split_rows("lbs-atomic", [(4, None)]))[("lbs-atomic", "copy at submission")]
+    check(report.split_cell(g) == "not recorded" and report.split_words(g) == "",
+          "rows without meta_pages_torn were counted as told apart")
     try:
         report.cut_where("checkpoint")
         check(False, "an unknown cut_mode was sorted somewhere")
