@@ -44,8 +44,8 @@
 # log and pg_amcheck output are kept in DIR/logs/ (amcheck_errors counts
 # the relations pg_amcheck reported, one header line each).
 # pages_torn counts the data device's torn 8k pieces, meta_pages_torn those
-# of them in XFS's log and metadata writes (REQ_META; XFS recovery's to
-# handle): the rest are file data.
+# of them in XFS's log and metadata writes (REQ_META; the mount, recovery
+# and xfs_repair checks judge what they did): the rest are file data.
 # --check applies the configuration's role (configs.tsv): protected ones
 # must have only clean cycles, and without full-page writes no torn piece
 # of file data; controls must show corruption (with
@@ -97,7 +97,7 @@ logs=$out/logs
 [ "$check" -eq 0 ] || rm -rf "$csv" "$logs"
 mkdir -p "$logs"
 columns="kernel,commit,config,xfs_bs,pawu,atomic_unit,full_page_writes,synchronous_commit,dma_delay_us,cycle,seed,cut_mode,unflushed_writes,cut_pos,cut_fraction,data_cached_writes,data_rewound_writes,wal_cached_writes,torn_writes,units_kept,units_lost,pages_in_flight,pages_partial,pages_torn,meta_pages_torn,wal_pages_torn,mount,recovery,redo,log_page_errors,fsm_pages_zeroed,amcheck_rc,amcheck_errors,visibility_errors,checksum_bad,xfs_repair,commits_seen,commits_lost,seconds,verdict"
-wl_csv "$csv" "$columns"
+wl_csv "$csv" "$columns" add
 # Resume: cycle numbers (and so seeds) continue after the rows already there.
 first=$(($(wc -l <"$csv")))
 sync_commit=on
@@ -319,7 +319,9 @@ cycle() {
 		"xfs_repair $repair, commits seen $seen lost $lost: $verdict${why:+ (${why[*]})}"
 	echo "$(uname -r),$commit,$config,$WL_XFS_BS,$WL_PAWU,$WL_ATOMIC,$WL_FPW,$sync_commit,$WL_DMA_US,$c,$cseed,$mode,$n,$k,$frac,$cached,$rewound,$walc,$torn,$ukept,$ulost,$inflight,$partial,$ptorn,$mtorn,$waltorn,$mount,$recovery,$redo,$logerr,$fsm,$am_rc,$am_err,$vis,$bad,$repair,$seen,$lost,$((SECONDS - t0)),$verdict" >>"$csv"
 	VERDICTS+=("$verdict")
-	case $ptorn$mtorn in *[!0-9]*) ;; *) DATA_TORN=$((DATA_TORN + ptorn - mtorn)) ;; esac
+	if [[ $ptorn =~ ^[0-9]+$ ]] && [[ $mtorn =~ ^[0-9]+$ ]]; then
+		DATA_TORN=$((DATA_TORN + ptorn - mtorn))
+	fi
 	wl_device_remove
 }
 

@@ -236,10 +236,11 @@ wl_ledger_start() {
 	WL_LEDGER_PID=$!
 }
 
-# wl_csv FILE COLUMNS: start FILE with the header COLUMNS, or go on with it
-# (resuming).  A FILE written by an earlier version whose columns are all
-# among COLUMNS gains the new ones, empty in its rows (not recorded then);
-# one with a column COLUMNS lacks is refused: nothing is dropped.
+# wl_csv FILE COLUMNS [add]: start FILE with the header COLUMNS, or go on
+# with it (resuming) if it has that header.  With "add", a FILE written by
+# an earlier version whose columns are all among COLUMNS gains the new ones,
+# empty in its rows (not recorded then); without it, or with a column
+# COLUMNS lacks, it is refused: nothing is dropped or silently mixed.
 wl_csv() {
 	local have missing tmp
 	if [ ! -s "$1" ]; then
@@ -248,6 +249,8 @@ wl_csv() {
 	fi
 	have=$(head -n 1 "$1")
 	[ "$have" != "$2" ] || return 0
+	[ "${3:-}" = add ] || t_fail "$1 has other columns than this version writes; move it away"
+	case $have in *$'\r'*) t_fail "$1 has CRLF line ends; not a file this loop wrote" ;; esac
 	missing=$(awk -v have="$have" -v want="$2" 'BEGIN {
 		n = split(want, w, ","); for (i = 1; i <= n; i++) ok[w[i]] = 1
 		m = split(have, h, ","); for (i = 1; i <= m; i++) if (!(h[i] in ok)) printf "%s ", h[i] }')
@@ -255,6 +258,7 @@ wl_csv() {
 	tmp=$1.new
 	awk -F, -v want="$2" 'BEGIN { n = split(want, w, ","); OFS = "," }
 		NR == 1 { for (i = 1; i <= NF; i++) at[$i] = i; print want; next }
+		NF == 0 { next }
 		{ line = ""
 		  for (j = 1; j <= n; j++) line = line (j > 1 ? "," : "") (w[j] in at ? $(at[w[j]]) : "")
 		  print line }' "$1" >"$tmp" || t_fail "adding columns to $1 failed"

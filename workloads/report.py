@@ -83,7 +83,7 @@ def summarize_crash(rows):
                             "pages_torn": 0, "wal_cached_writes": 0,
                             "bad_checksums": 0, "commits_seen": 0,
                             "torn_cycles": 0, "seconds": 0,
-                            "split_cycles": 0, "meta_torn": 0, "data_torn": 0,
+                            "data_torn_unknown": 0, "meta_torn": 0, "data_torn": 0,
                             "where": {w: [0, 0, 0] for w in CUT_WHERE}})
         v = r["verdict"]
         w = s["where"][cut_where(r.get("cut_mode") or "")]
@@ -103,12 +103,17 @@ def summarize_crash(rows):
             s[k] += int(num(r.get(k)) or 0)
         s["bad_checksums"] += int(num(r["checksum_bad"]) or 0)
         # meta_pages_torn: the torn pieces in XFS's own (REQ_META) writes;
-        # empty in rows from before tornblk told them apart.
+        # empty in rows from before tornblk told them apart, which say
+        # nothing about file data unless nothing tore at all.
         meta, torn = num(r.get("meta_pages_torn")), num(r.get("pages_torn"))
         if meta is not None and torn is not None:
-            s["split_cycles"] += 1
+            if meta > torn:
+                raise ValueError(f"crash.csv of {r['config']}, cycle {r.get('cycle')}: "
+                                 f"{meta:.0f} torn metadata pieces of {torn:.0f} torn")
             s["meta_torn"] += int(meta)
             s["data_torn"] += int(torn - meta)
+        elif torn:
+            s["data_torn_unknown"] += 1
     for (c, _), s in out.items():
         s["rate_upper95"] = binom_upper(s["corrupt"], s["tested"])
         s["page_rate_upper95"] = binom_upper(s["corrupt"], s["pages_in_flight"])
@@ -123,19 +128,34 @@ def summarize_crash(rows):
 
 
 def split_cell(s):
-    """Torn pieces of file data and the cycles that told them from XFS's own."""
-    if not s["split_cycles"]:
-        return "not recorded"
-    return f"{s['data_torn']} ({s['split_cycles']} of {s['cycles']})"
+    """Torn pieces of file data, and the cycles where that is unknown (pieces
+    tore before tornblk told XFS's own writes apart)."""
+    unknown = s["data_torn_unknown"]
+    return f"{s['data_torn']}" + (f" ({cycles(unknown)} unknown)" if unknown else "")
+
+
+def cycles(n):
+    return f"{n} cycle" + ("" if n == 1 else "s")
+
+
+def met_cell(c, s):
+    if not s["meets_expectation"]:
+        return "**NO**"
+    if CONFIG_TABLE[c]["role"] == "protected" and CONFIG_TABLE[c]["fpw"] == "off" \
+            and s["data_torn_unknown"]:
+        return f"yes (file data unknown in {cycles(s['data_torn_unknown'])})"
+    return "yes"
 
 
 def split_words(s):
     """The meaning's words for where the torn pieces were."""
-    if not s["split_cycles"]:
+    if not s["pages_torn"]:
         return ""
-    part = "" if s["split_cycles"] == s["cycles"] else f" (told apart in {s['split_cycles']} of the cycles)"
-    return (f": {s['meta_torn']} in XFS's log and metadata writes, {s['data_torn']} "
-            f"in file data{part}")
+    unknown = s["data_torn_unknown"]
+    if unknown == s["torn_cycles"]:
+        return " (XFS's own writes and file data not told apart in those cycles)"
+    return (f" ({s['meta_torn']} in XFS's log and metadata writes, {s['data_torn']} in file data"
+            + (f"; not told apart in {cycles(unknown)} from before" if unknown else "") + ")")
 
 
 def crash_groups(crash):
@@ -361,8 +381,8 @@ def main():
                  "device's unflushed writes at the cut; *torn*: those whose persisted and lost parts "
                  "both differ from the old media, so that a reader sees a mix (counted by tornblk); "
                  "*of them file data*: torn pieces that were not in XFS's own log or metadata "
-                 "writes (tornblk sees the REQ_META flag XFS sets on those), in the cycles that "
-                 "recorded the split (earlier rows did not).  "
+                 "writes (tornblk sees the REQ_META flag XFS sets on those; cycles from before it "
+                 "did are *unknown* when anything tore).  "
                  "Bounds are one-sided 95% upper bounds (Clopper-Pearson; about 3/n for 0 of n).  "
                  "*Device model*: whether tornblk copied write data at submission or captured it "
                  "page by page after submission, as a real device's DMA does (only the latter can "
@@ -370,7 +390,7 @@ def main():
                  "in separate rows, never pooled.\n")
         L.append("| configuration | device model | cycles | untested | corrupt | corrupt rate (95% upper) | "
                  "8k pages in flight | torn at the cut | cycles with a torn page | "
-                 "of them file data (cycles told apart) | "
+                 "of them file data | "
                  "rate per page in flight (95% upper) | lost commits (cycles) | commits checked | "
                  "cycles/hour | expectation | met |")
         L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -383,7 +403,7 @@ def main():
                      f"{s['pages_in_flight']} | {s['pages_torn']} | {s['torn_cycles']} | "
                      f"{split_cell(s)} | {prate} | {s['lost']} | {s['commits_seen']} | "
                      f"{fmt(s['cycles_per_hour'], 0)} | {EXPECT[c]} | "
-                     f"{'yes' if s['meets_expectation'] else '**NO**'} |")
+                     f"{met_cell(c, s)} |")
         L.append("")
         L.append("Where the cuts fell (crash.sh): among the writes a CHECKPOINT issued (position "
                  "drawn uniformly), right after its last write before its fsync, or among "
@@ -459,7 +479,7 @@ def meaning(crash):
                      f"{s['tested']} tested (95% upper bound on the corruption rate per cycle "
                      f"{fmt(100 * (s['rate_upper95'] or 1), 1)}%), with {s['pages_in_flight']} pages in "
                      f"flight and {s['pages_torn']} torn at the cuts" + split_words(s)
-                     + ((" — the full-page images in WAL repaired every torn page." if c == "baseline"
+                     + ((" — the full-page images in WAL repaired every torn page of file data." if c == "baseline"
                          else " — without full-page writes: every 16k block of file data, and so "
                          "every 8k page in it, persisted whole or not at all.")
                         if s['meets_expectation'] else " — THIS VIOLATES THE EXPECTATION."))

@@ -131,17 +131,29 @@ def main():
         return out
     sp = report.summarize_crash(split_rows("lbs-atomic", [(7, None), (5, 5), (0, 0)]))
     g = sp[("lbs-atomic", "copy at submission")]
-    check(g["meets_expectation"] and g["split_cycles"] == 2 and g["meta_torn"] == 5
+    check(g["meets_expectation"] and g["data_torn_unknown"] == 1 and g["meta_torn"] == 5
           and g["data_torn"] == 0, "torn pieces all in XFS's writes failed lbs-atomic")
-    check(report.split_cell(g) == "0 (2 of 3)", f"split cell reads {report.split_cell(g)!r}")
+    check(report.split_cell(g) == "0 (1 cycle unknown)", f"split cell reads {report.split_cell(g)!r}")
+    check(report.split_words(g) == " (5 in XFS's log and metadata writes, 0 in file data; "
+          "not told apart in 1 cycle from before)", f"split words read {report.split_words(g)!r}")
+    check(report.met_cell("lbs-atomic", g) == "yes (file data unknown in 1 cycle)",
+          f"met cell reads {report.met_cell('lbs-atomic', g)!r}")
     g = report.summarize_crash(split_rows("lbs-atomic", [(9, 6)]))[("lbs-atomic", "copy at submission")]
     check(not g["meets_expectation"] and g["data_torn"] == 3,
           "3 torn pieces of file data met lbs-atomic's expectation")
     g = report.summarize_crash(split_rows("baseline", [(9, 6)]))[("baseline", "copy at submission")]
     check(g["meets_expectation"], "torn file data failed baseline, whose full-page writes repair it")
     g = report.summarize_crash(split_rows("lbs-atomic", [(4, None)]))[("lbs-atomic", "copy at submission")]
-    check(report.split_cell(g) == "not recorded" and report.split_words(g) == "",
-          "rows without meta_pages_torn were counted as told apart")
+    check(report.split_cell(g) == "0 (1 cycle unknown)",
+          "a row without meta_pages_torn that tore was counted as told apart")
+    g = report.summarize_crash(split_rows("lbs-atomic", [(0, None)]))[("lbs-atomic", "copy at submission")]
+    check(report.split_cell(g) == "0" and report.split_words(g) == "" and report.met_cell("lbs-atomic", g) == "yes",
+          "a row without meta_pages_torn where nothing tore was not known clean")
+    try:
+        report.summarize_crash(split_rows("lbs-atomic", [(2, 3)]))
+        check(False, "more torn metadata pieces than torn pieces were accepted")
+    except ValueError:
+        pass
     try:
         report.cut_where("checkpoint")
         check(False, "an unknown cut_mode was sorted somewhere")

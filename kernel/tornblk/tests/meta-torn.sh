@@ -1,6 +1,6 @@
 #!/bin/bash
 # tornblk tells a filesystem's own writes from file data: XFS sends its log
-# and metadata writes with REQ_META, and their torn pieces are counted in
+# and metadata writes with REQ_META (this test tears log writes), and their torn pieces are counted in
 # cut_pieces_torn_meta as well as cut_pieces_torn; a program's writes into a
 # file are data and only in cut_pieces_torn.  The crash loop uses the
 # difference to say whether a torn piece was PostgreSQL's (the hazard) or
@@ -28,7 +28,20 @@ dd if=/dev/urandom of="$mnt/data" bs=64k count=64 oflag=direct conv=notrunc stat
 mkdir "$mnt/d"
 (cd "$mnt/d" && seq 1 3000 | xargs touch) || t_fail "creating 3000 files failed"
 xfs_io -c fsync "$mnt/d" 2>/dev/null &
-sleep 2
+# Until the log force's flush is held and no write has come for 1 s (the
+# log writes before it can take a while under TCG): at most 30 s.
+prev=-1 stable=0 tries=300
+while [ $tries -gt 0 ] && [ $stable -lt 10 ]; do
+	sleep 0.1
+	tries=$((tries - 1))
+	now=$(t_tornblk_stat meta writes)
+	if [ "$(t_tornblk_stat meta held_now)" -ge 1 ] && [ "$now" = "$prev" ]; then
+		stable=$((stable + 1))
+	else
+		stable=0
+	fi
+	prev=$now
+done
 [ "$(t_tornblk_stat meta held_now)" -ge 1 ] || t_fail "the fsync's log force did not reach the device"
 m1=$(t_tornblk_stat meta meta_writes)
 t_tornblk_cut meta
