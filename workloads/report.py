@@ -418,6 +418,7 @@ def main():
             L.append(f"| {c} | {m} | " + " | ".join(cells) + " |")
         L.append("")
         L.append(f"![crash.png]({rel}/crash.png)\n")
+    L += superseded_lines(rdir, rel)
     L.append("## What it means\n")
     L += bjson.get("meaning", [])
     L += meaning(crash)
@@ -454,7 +455,11 @@ def main():
              "writes (write() waits while its block is being written back, so the device never reads "
              "a half-updated block) and its writeback sends each block as one REQ_ATOMIC write.  "
              "Upstream kernels have neither; without them a device that reads data by DMA after "
-             "submission can store a torn block (kernel/tests/writeback-race.sh shows it).")
+             "submission can store a torn block (kernel/tests/writeback-race.sh shows it).  XFS's own "
+             "metadata blocks on such a filesystem are written as REQ_ATOMIC too (patch 0028): "
+             "without that, a device that tears plain writes left lbs-atomic-wb's filesystem "
+             "unmountable (a torn directory block that log recovery does not repair; see the "
+             "superseded evidence and kernel/tests/xfs-meta-untorn.sh).")
     if bench_rows and any(device_model(r) == "copy at submission" for r in bench_rows):
         L.append("- Benchmark rows whose devices copy write data at submission (no DMA capture) "
                  "never wait for writeback, so the cost of the stable writes (a write() into a "
@@ -467,6 +472,32 @@ def main():
                  "it shows as indicative, not as a figure for real hardware.")
     with open(report, "w") as f:
         f.write("\n".join(L) + "\n")
+
+
+def superseded_lines(rdir, rel):
+    """Evidence a fix made obsolete: superseded/NAME/ holds the crash.csv and
+    logs moved out of crash-CONFIG when a change altered what that
+    configuration does, and NOTE.md says which change and why.  Never pooled
+    with the current rows; shown so that what was found stays in view."""
+    top = os.path.join(rdir, "superseded")
+    if not os.path.isdir(top):
+        return []
+    L = ["### Superseded evidence\n",
+         "Cycles run before a change that altered what their configuration does; not pooled "
+         "with the rows above.  Each directory's NOTE.md says which change and why.\n"]
+    for name in sorted(os.listdir(top)):
+        rows = read_csv(os.path.join(top, name, "crash.csv"))
+        note_path = os.path.join(top, name, "NOTE.md")
+        if not rows or not os.path.exists(note_path):
+            raise ValueError(f"{top}/{name}: a superseded run needs its crash.csv and NOTE.md")
+        with open(note_path) as f:
+            note = f.read().split("\n\n")[0].replace("\n", " ").strip()
+        for (c, m), g in summarize_crash(rows).items():
+            L.append(f"- [`{name}`]({rel}/superseded/{name}/NOTE.md), {c} ({m}): {g['cycles']} cycles, "
+                     f"{g['corrupt']} corrupt, {g['untested']} untested, {g['pages_torn']} 8k pages "
+                     f"torn at the cuts.  {note}")
+    L.append("")
+    return L
 
 
 def meaning(crash):

@@ -69,6 +69,15 @@ def main():
         modes = ("fsync", "evict", "timeout-nowal", "fsync-end", "evict-nowal", "fsync-end-nowal")
         write(d, "lbs-only", [row("lbs-only", i, "corrupt" if i <= 20 else "clean", torn=3,
                                   mode=modes[i % len(modes)]) for i in range(1, 31)])
+        # A superseded run: shown on its own, never pooled into lbs-atomic-wb.
+        sup = os.path.join(d, "superseded", "crash-lbs-atomic-wb-before-fix")
+        os.makedirs(sup)
+        with open(os.path.join(sup, "crash.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=COLUMNS)
+            w.writeheader()
+            w.writerows([row("lbs-atomic-wb", 1, "corrupt", torn=4), row("lbs-atomic-wb", 2, "clean")])
+        with open(os.path.join(sup, "NOTE.md"), "w") as f:
+            f.write("Before the fix:\ntorn metadata.\n\nMore detail.\n")
         meta = {"started": "s", "finished": "f", "mode": "evidence", "command": "c",
                 "repo_commit": "abc", "host_cpus": 2}
         with open(os.path.join(d, "meta.json"), "w") as f:
@@ -95,6 +104,10 @@ def main():
                   and g["device_model"] == "copy at submission"]
         s = {g["config"]: g for g in groups if g not in copied}
         text = open(md).read()
+    check("lbs-atomic-wb (copy at submission): 2 cycles, 1 corrupt, 0 untested, 4 8k pages torn "
+          "at the cuts.  Before the fix: torn metadata." in text and "More detail" not in text,
+          "the superseded run is not listed with its note")
+    check("lbs-atomic-wb" not in s, "the superseded rows were pooled into the current ones")
     check(s["lbs-atomic"]["meets_expectation"], "60 clean cycles do not meet the protected rule")
     check(abs(s["lbs-atomic"]["rate_upper95"] - 0.0487) < 1e-3, "lbs-atomic bound wrong")
     check(abs(s["lbs-atomic"]["page_rate_upper95"] - report.binom_upper(0, 6000)) < 1e-9,
