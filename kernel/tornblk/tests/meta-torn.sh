@@ -13,7 +13,7 @@
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 t_require xfs_io
-dev=$(t_tornblk_create meta size_mb=256 pawu=4096 tear_unit=8192 seed=5)
+dev=$(t_tornblk_create meta size_mb=512 pawu=4096 tear_unit=8192 seed=5)
 t_mkfs_xfs "$dev" 4096
 mnt=/mnt/meta
 t_mount "$dev" "$mnt"
