@@ -248,6 +248,37 @@ static void check_buffered(const struct aw_advise_in *in, struct aw_advice *a)
 		    fs->fs_sysfs, fs->untorn_buffered, fs->untorn_buffered);
 }
 
+/*
+ * XFS writes its own metadata blocks (directories, btrees, inode clusters) in
+ * place with plain writes.  A block larger than what the device writes in
+ * one piece can tear at a power cut, and v5 log recovery does not repair
+ * that: it skips a block whose first sector carries a current LSN, and the
+ * torn block then fails its CRC check and the mount with it.  This
+ * project's kernel writes them as atomic writes where it keeps file data
+ * untorn (patch 0028).  Not a reason to keep the torn-page protection (it
+ * protects database pages, not the filesystem), so a note.
+ */
+static void check_metadata(const struct aw_advise_in *in, struct aw_advice *a)
+{
+	const struct aw_fs_facts *fs = &in->fs;
+	uint64_t pbs = in->stack.n ? in->stack.l[0].pbs : 0;
+	const char *why = "a torn metadata block fails XFS log recovery: the filesystem does "
+			  "not mount, whatever the database's setting";
+
+	if (strcmp(fs->fstype, "xfs") || !pbs || fs->fs_block <= pbs)
+		return;
+	if (fs->untorn_buffered > 0 && (uint64_t)fs->untorn_buffered >= fs->fs_block)
+		add(a, "xfs-metadata", AW_PASS, why,
+		    "this kernel writes XFS's %" PRIu64 "-byte metadata blocks atomically "
+		    "(untorn_buffered_bytes %" PRId64 ")", fs->fs_block, fs->untorn_buffered);
+	else
+		add(a, "xfs-metadata", AW_NOTE, why,
+		    "XFS's %" PRIu64 "-byte metadata blocks are plain writes larger than %s's "
+		    "%" PRIu64 "-byte physical block: they stay whole only if the device keeps "
+		    "plain writes of that size whole (NVMe's AWUPF does, SCSI does not)",
+		    fs->fs_block, in->stack.l[0].name, pbs);
+}
+
 void aw_advise(const struct aw_advise_in *in, struct aw_advice *a)
 {
 	const struct aw_fs_facts *fs = &in->fs;
@@ -306,6 +337,7 @@ void aw_advise(const struct aw_advise_in *in, struct aw_advice *a)
 	check_layers(in, a);
 	check_dm(in, a);
 	check_buffered(in, a);
+	check_metadata(in, a);
 	if (in->stack.n && in->stack.l[0].write_cache == 1)
 		add(a, "write-cache", AW_NOTE,
 		    "durability rests on cache flushes (fsync), which the device must honour",

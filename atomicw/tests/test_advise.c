@@ -364,6 +364,15 @@ static void test_verdicts(void)
 	CHECK(has(&a, "page-size", AW_UNKNOWN, NULL) && strstr(a.setting, "until"));
 	/* A page larger than what the kernel keeps untorn. */
 	CHECK(judge(252, 0, 16384, 32768, 1, 16384, 1, &a) == AW_ADV_UNSAFE);
+	/* XFS's 16k metadata blocks over 4k physical blocks: written atomically by
+	 * a kernel that keeps 16k blocks untorn, a note (not a failure) otherwise,
+	 * nothing to say where the block fits the physical block. */
+	CHECK(judge(252, 0, 16384, 8192, 1, 16384, 1, &a) == AW_ADV_SAFE);
+	CHECK(has(&a, "xfs-metadata", AW_PASS, "16384-byte metadata blocks atomically"));
+	CHECK(judge(252, 0, 16384, 16384, 1, -1, 0, &a) == AW_ADV_UNKNOWN);
+	CHECK(has(&a, "xfs-metadata", AW_NOTE, "larger than tb0's 4096-byte physical block"));
+	judge(252, 0, 4096, 8192, 0, 0, 1, &a);
+	CHECK(!has(&a, "xfs-metadata", AW_NOTE, NULL) && !has(&a, "xfs-metadata", AW_PASS, NULL));
 }
 
 /* A PostgreSQL directory of 8k pages on 16k XFS whose files statx says
