@@ -248,6 +248,50 @@ static void check_buffered(const struct aw_advise_in *in, struct aw_advice *a)
 		    fs->fs_sysfs, fs->untorn_buffered, fs->untorn_buffered);
 }
 
+/*
+ * XFS writes its own metadata blocks (directories, btrees) in place.  A
+ * block larger than what the device keeps whole of a plain write can tear at
+ * a power cut, and v5 log recovery does not repair that: it skips a block
+ * whose first sector carries a current LSN, and the torn block then fails
+ * its CRC check and the mount with it.  This project's kernel writes them as
+ * atomic writes where it can and says up to which size
+ * (untorn_metadata_bytes, patch 0028).  The smallest physical block of the
+ * stack stands in for what the device keeps whole: NVMe's is at most its
+ * power-fail unit, but may be smaller.  A note, not a failure: the
+ * torn-page setting protects database pages, not the filesystem.
+ */
+static void check_metadata(const struct aw_advise_in *in, struct aw_advice *a)
+{
+	const struct aw_fs_facts *fs = &in->fs;
+	const char *why = "a torn metadata block fails XFS log recovery: the filesystem does "
+			  "not mount, whatever the database's setting";
+	const char *dev = "";
+	uint64_t pbs = 0;
+
+	if (strcmp(fs->fstype, "xfs"))
+		return;
+	for (int i = 0; i < in->stack.n; i++)
+		if (in->stack.l[i].pbs && (!pbs || in->stack.l[i].pbs < pbs)) {
+			pbs = in->stack.l[i].pbs;
+			dev = in->stack.l[i].name;
+		}
+	if (fs->untorn_metadata > 0 && (uint64_t)fs->untorn_metadata >= fs->fs_block)
+		add(a, "xfs-metadata", AW_PASS, why,
+		    "this kernel writes XFS's metadata blocks of up to %" PRId64 " bytes "
+		    "atomically (untorn_metadata_bytes)", fs->untorn_metadata);
+	else if (pbs && fs->fs_block > pbs)
+		add(a, "xfs-metadata", AW_NOTE, why,
+		    "XFS's %" PRIu64 "-byte metadata blocks are larger than %s's %" PRIu64
+		    "-byte physical block and this kernel does not say it writes them "
+		    "atomically: a power cut can tear one unless the device keeps plain writes "
+		    "of that size whole (NVMe up to its AWUPF; SCSI promises nothing for a "
+		    "plain WRITE)", fs->fs_block, dev, pbs);
+	else if (fs->untorn_metadata == 0 && fs->untorn_buffered > 0)
+		add(a, "xfs-metadata", AW_NOTE, why,
+		    "untorn_metadata_bytes is 0: directory blocks larger than the atomic write "
+		    "unit are written plainly");
+}
+
 void aw_advise(const struct aw_advise_in *in, struct aw_advice *a)
 {
 	const struct aw_fs_facts *fs = &in->fs;
@@ -306,6 +350,7 @@ void aw_advise(const struct aw_advise_in *in, struct aw_advice *a)
 	check_layers(in, a);
 	check_dm(in, a);
 	check_buffered(in, a);
+	check_metadata(in, a);
 	if (in->stack.n && in->stack.l[0].write_cache == 1)
 		add(a, "write-cache", AW_NOTE,
 		    "durability rests on cache flushes (fsync), which the device must honour",

@@ -29,6 +29,7 @@ struct aw_fs_facts {
 	uint64_t stx_awu_min, stx_awu_max;
 	char elsewhere[512];	  /* parts of the directory on other filesystems */
 	int64_t untorn_buffered;  /* /sys/fs/xfs/DEV/untorn_buffered_bytes, -1 absent */
+	int64_t untorn_metadata;  /* /sys/fs/xfs/DEV/untorn_metadata_bytes, -1 absent */
 	char fs_sysfs[256];	  /* that file's path */
 };
 

@@ -168,6 +168,27 @@ static void ask_statx(const char *dir, const struct stat *dst, struct aw_fs_fact
 	}
 }
 
+/* A byte count from a sysfs file into *out; *out stays as it is (-1: absent)
+ * if the file does not exist or does not hold a number. */
+static int read_sysfs_bytes(const char *path, int64_t *out)
+{
+	char buf[64];
+	uint64_t v;
+	FILE *f = fopen(path, "re");
+
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		fprintf(stderr, "atomicw advise: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (fgets(buf, sizeof(buf), f) && !aw_parse_u64(strtok(buf, "\n"), &v) &&
+	    v <= INT64_MAX)
+		*out = (int64_t)v;
+	fclose(f);
+	return 0;
+}
+
 int aw_advise_gather(const char *path, enum aw_db db, uint64_t page, int direct,
 		     struct aw_advise_in *in)
 {
@@ -221,6 +242,7 @@ int aw_advise_gather(const char *path, enum aw_db db, uint64_t page, int direct,
 		fclose(f);
 
 	in->fs.untorn_buffered = -1;
+	in->fs.untorn_metadata = -1;
 	snprintf(sysdev, sizeof(sysdev), "/sys/dev/block/%u:%u", major(st.st_dev),
 		 minor(st.st_dev));
 	/* The stack's first layer is the device XFS names its sysfs directory after. */
@@ -239,21 +261,15 @@ int aw_advise_gather(const char *path, enum aw_db db, uint64_t page, int direct,
 		if (in->stack.l[i].kind == AW_LAYER_DM)
 			aw_dm_read_table(in->stack.l[i].maj, in->stack.l[i].min, &in->dm[i]);
 	if (!strcmp(in->fs.fstype, "xfs")) {
-		uint64_t v;
-		char buf[64];
+		char meta[256];
 
 		snprintf(in->fs.fs_sysfs, sizeof(in->fs.fs_sysfs),
 			 "/sys/fs/xfs/%s/untorn_buffered_bytes", in->stack.l[0].name);
-		f = fopen(in->fs.fs_sysfs, "re");
-		if (!f && errno != ENOENT) {
-			fprintf(stderr, "atomicw advise: %s: %s\n", in->fs.fs_sysfs, strerror(errno));
+		snprintf(meta, sizeof(meta), "/sys/fs/xfs/%s/untorn_metadata_bytes",
+			 in->stack.l[0].name);
+		if (read_sysfs_bytes(in->fs.fs_sysfs, &in->fs.untorn_buffered) ||
+		    read_sysfs_bytes(meta, &in->fs.untorn_metadata))
 			return -1;
-		}
-		if (f) {
-			if (fgets(buf, sizeof(buf), f) && !aw_parse_u64(strtok(buf, "\n"), &v))
-				in->fs.untorn_buffered = (int64_t)v;
-			fclose(f);
-		}
 	}
 	return 0;
 }

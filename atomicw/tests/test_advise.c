@@ -301,6 +301,7 @@ static enum aw_verdict_adv judge(unsigned maj, unsigned min, uint64_t bs, uint64
 	in.fs.statx_atomic = statx_atomic;
 	in.fs.stx_awu_min = in.fs.stx_awu_max = statx_atomic ? bs : 0;
 	in.fs.untorn_buffered = untorn;
+	in.fs.untorn_metadata = untorn;
 	if (aw_stack_walk(root, maj, min, &in.stack, err, sizeof(err)))
 		fprintf(stderr, "walk %u:%u: %s\n", maj, min, err);
 	aw_advise(&in, a);
@@ -382,6 +383,7 @@ static void lbs_in(struct aw_advise_in *in, int64_t untorn)
 	in->fs.statx_atomic = 1;
 	in->fs.stx_awu_min = in->fs.stx_awu_max = 16384;
 	in->fs.untorn_buffered = untorn;
+	in->fs.untorn_metadata = untorn;
 }
 
 /* What the gathering can add: a tablespace elsewhere, a statx error, a page
@@ -425,6 +427,54 @@ static void test_more(void)
 			chunks += !strcmp(a.c[i].id, "chunk");
 		CHECK(chunks == 1 && has(&a, "chunk", AW_FAIL, "md0 (md)"));
 	}
+}
+
+/* XFS's own metadata blocks: atomic on a kernel that says so
+ * (untorn_metadata_bytes), a note where a block is larger than the smallest
+ * physical block of the stack and the kernel does not say so. */
+static void test_metadata(void)
+{
+	static struct aw_advise_in in;
+	struct aw_advice a;
+	char err[256];
+
+	lbs_in(&in, 16384);
+	CHECK(aw_stack_walk(root, 252, 0, &in.stack, err, sizeof(err)) == 0);
+	in.fs.untorn_metadata = 16384;
+	aw_advise(&in, &a);
+	CHECK(a.verdict == AW_ADV_SAFE &&
+	      has(&a, "xfs-metadata", AW_PASS, "up to 16384 bytes atomically"));
+	/* untorn buffered writes but no word on metadata (before 0028): a note,
+	 * the verdict unchanged */
+	in.fs.untorn_metadata = -1;
+	aw_advise(&in, &a);
+	CHECK(a.verdict == AW_ADV_SAFE &&
+	      has(&a, "xfs-metadata", AW_NOTE, "larger than tb0's 4096-byte physical block"));
+	in.fs.untorn_metadata = 8192; /* less than a block */
+	aw_advise(&in, &a);
+	CHECK(has(&a, "xfs-metadata", AW_NOTE, "16384-byte metadata blocks"));
+	/* the block fits the physical block: only the directory blocks can be
+	 * larger, and the kernel says they are written plainly */
+	in.stack.l[0].pbs = 65536;
+	in.fs.untorn_metadata = 0;
+	aw_advise(&in, &a);
+	CHECK(has(&a, "xfs-metadata", AW_NOTE, "directory blocks larger"));
+	in.fs.untorn_metadata = -1;
+	aw_advise(&in, &a);
+	CHECK(!has(&a, "xfs-metadata", AW_NOTE, NULL) && !has(&a, "xfs-metadata", AW_PASS, NULL));
+	/* the smallest physical block of the stack counts (dm over sda) */
+	CHECK(aw_stack_walk(root, 253, 0, &in.stack, err, sizeof(err)) == 0 && in.stack.n > 1);
+	in.stack.l[0].pbs = 65536;
+	aw_advise(&in, &a);
+	CHECK(has(&a, "xfs-metadata", AW_NOTE, "sda's"));
+	/* not XFS, or no block device: nothing */
+	snprintf(in.fs.fstype, sizeof(in.fs.fstype), "ext4");
+	aw_advise(&in, &a);
+	CHECK(!has(&a, "xfs-metadata", AW_NOTE, NULL));
+	snprintf(in.fs.fstype, sizeof(in.fs.fstype), "xfs");
+	in.stack.n = 0;
+	aw_advise(&in, &a);
+	CHECK(!has(&a, "xfs-metadata", AW_NOTE, NULL));
 }
 
 /* dm tables: the parser, and the checks on a dm layer (253:0 of the tree). */
@@ -536,6 +586,7 @@ int main(void)
 	test_statx();
 	test_verdicts();
 	test_more();
+	test_metadata();
 	test_dm();
 	test_overflow();
 	{

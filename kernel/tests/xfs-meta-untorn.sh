@@ -44,14 +44,16 @@ settle() {
 }
 
 # round NAME R ATTRS...: one round on a fresh device; sets WHY (empty when
-# the filesystem came back clean) and ATOMIC (REQ_ATOMIC writes while
-# flushes were held).
+# the filesystem came back clean), ATOMIC (REQ_ATOMIC writes while flushes
+# were held) and META (what the mount says in untorn_metadata_bytes).
 round() {
 	local name=$1 r=$2 dev mnt=/mnt/$1 d w0 a0 m0 freezer tries
 	shift 2
 	dev=$(t_tornblk_create "$name" size_mb=512 pawu=4096 seed=$((100 + r)) "$@")
 	t_mkfs_xfs "$dev" 16384
 	t_mount "$dev" "$mnt"
+	read -r META </sys/fs/xfs/"$name"/untorn_metadata_bytes ||
+		t_fail "/sys/fs/xfs/$name/untorn_metadata_bytes missing"
 	for d in 1 2 3 4 5 6 7 8; do
 		mkdir "$mnt/d$d"
 		(cd "$mnt/d$d" && seq -f "old-entry-%g" 1 400 | xargs touch) || t_fail "filling $mnt/d$d failed"
@@ -99,12 +101,14 @@ bad=0
 for r in $(seq 1 "$rounds"); do
 	round plain "$r"
 	[ "$ATOMIC" -eq 0 ] || t_fail "plain: $ATOMIC REQ_ATOMIC writes on a device without atomic writes"
+	[ "$META" -eq 0 ] || t_fail "plain: untorn_metadata_bytes is $META on a device without atomic writes"
 	[ -z "$WHY" ] || bad=$((bad + 1))
 done
 [ "$bad" -gt 0 ] || t_fail "control: $rounds rounds of torn metadata writes and XFS always recovered (the test does not reach the hazard)"
 for r in $(seq 1 "$rounds"); do
 	round atomic "$r" atomic_unit_min=4096 atomic_unit_max=16384
 	[ "$ATOMIC" -gt 0 ] || t_fail "atomic: no metadata write reached the device as REQ_ATOMIC"
+	[ "$META" -eq 16384 ] || t_fail "atomic: untorn_metadata_bytes is $META, want 16384"
 	[ -z "$WHY" ] || t_fail "atomic round $r: $WHY"
 done
 t_pass "plain metadata writes broke XFS in $bad of $rounds rounds; atomic ones in none of $rounds"

@@ -4,9 +4,12 @@
 # names the cause.  A PostgreSQL data directory made by initdb sits on each,
 # so the page size comes from pg_controldata.
 #   baseline, unsafe (4k XFS): UNSAFE, an 8k page spans two blocks;
-#   lbs-only (16k XFS, no atomic unit): UNSAFE, the device keeps nothing whole;
-#   lbs-atomic, lbs-atomic-wb: SAFE;
-#   traps: 4k XFS on an atomic device (UNSAFE, page spans blocks), XFS on a
+#   lbs-only (16k XFS, no atomic unit): UNSAFE, the device keeps nothing whole,
+#   and a note that XFS's 16k metadata blocks exceed the 4k physical block;
+#   lbs-atomic, lbs-atomic-wb: SAFE, and the kernel writes metadata blocks
+#   atomically (untorn_metadata_bytes);
+#   traps: 4k XFS on an atomic device (UNSAFE, page spans blocks; no metadata
+#   note: its blocks fit the physical block), XFS on a
 #   loop device over a file (UNSAFE, the loop layer named), a 32k page on
 #   16k blocks (UNSAFE); and 16k XFS on 16k sectors, one logical block per
 #   block (SAFE: the kernel keeps those untorn too); InnoDB on lbs-atomic
@@ -52,6 +55,18 @@ advise() {
 	t_log "  $(grep '^verdict: ' <<<"$out") ($result $check: ...$text...)"
 }
 
+# advise_lacks DIR CHECK [ARGS...]: advise on DIR prints no line for CHECK.
+advise_lacks() {
+	local dir=$1 check=$2 out
+	shift 2
+	out=$("$ATOMICW" advise "$dir" "$@" 2>&1) || true
+	if grep -qE "^  [a-zA-Z]+ +$check +" <<<"$out"; then
+		printf '%s\n' "$out" >&2
+		t_fail "advise $dir: a '$check' line where none belongs"
+	fi
+	t_log "  no $check line"
+}
+
 # fs NAME XFS-BS SECTOR TORNBLK-ATTRS...: a fresh device and XFS on $mnt
 # holding a copy of the initdb directory.
 fs() {
@@ -77,8 +92,14 @@ for cfg in "${cfgs[@]}"; do
 	fs adv "$WL_XFS_BS" 4096 "${attrs[@]}"
 	case $cfg in
 	baseline|unsafe) advise "$mnt/data" 2 block-holds-page FAIL "8192-byte page spans 4096-byte blocks" ;;
-	lbs-only) advise "$mnt/data" 2 device-atomic FAIL "adv reports no atomic writes" ;;
-	lbs-atomic|lbs-atomic-wb) advise "$mnt/data" 0 buffered-writeback ok "is 16384" ;;
+	lbs-only)
+		advise "$mnt/data" 2 device-atomic FAIL "adv reports no atomic writes"
+		advise "$mnt/data" 2 xfs-metadata note "larger than adv's 4096-byte physical block"
+		;;
+	lbs-atomic | lbs-atomic-wb)
+		advise "$mnt/data" 0 buffered-writeback ok "is 16384"
+		advise "$mnt/data" 0 xfs-metadata ok "up to 16384 bytes atomically"
+		;;
 	*) t_fail "no expectation for configuration $cfg: add one here" ;;
 	esac
 	if [ "$cfg" = lbs-atomic ]; then
@@ -99,6 +120,7 @@ done
 t_log "trap: 4k XFS on a device that keeps 4k..16k whole"
 fs adv 4096 4096 physical_block_size=16384 pawu=16384 atomic_unit_min=4096 atomic_unit_max=16384
 advise "$mnt/data" 2 block-holds-page FAIL "8192-byte page spans 4096-byte blocks"
+advise_lacks "$mnt/data" xfs-metadata # 4k blocks inside 16k physical ones
 unfs adv
 
 t_log "16k XFS on 16k sectors (a block is one logical block)"
