@@ -254,7 +254,7 @@ static void check_buffered(const struct aw_advise_in *in, struct aw_advice *a)
  * a power cut, and v5 log recovery does not repair that: it skips a block
  * whose first sector carries a current LSN, and the torn block then fails
  * its CRC check and the mount with it.  This project's kernel writes them as
- * atomic writes where it can and says up to which size
+ * atomic writes where it keeps file data untorn and says so
  * (untorn_metadata_bytes, patch 0028).  The smallest physical block of the
  * stack stands in for what the device keeps whole: NVMe's is at most its
  * power-fail unit, but may be smaller.  A note, not a failure: the
@@ -277,8 +277,8 @@ static void check_metadata(const struct aw_advise_in *in, struct aw_advice *a)
 		}
 	if (fs->untorn_metadata > 0 && (uint64_t)fs->untorn_metadata >= fs->fs_block)
 		add(a, "xfs-metadata", AW_PASS, why,
-		    "this kernel writes XFS's metadata blocks of up to %" PRId64 " bytes "
-		    "atomically (untorn_metadata_bytes)", fs->untorn_metadata);
+		    "this kernel writes XFS's %" PRId64 "-byte metadata blocks atomically "
+		    "(untorn_metadata_bytes)", fs->untorn_metadata);
 	else if (pbs && fs->fs_block > pbs)
 		add(a, "xfs-metadata", AW_NOTE, why,
 		    "XFS's %" PRIu64 "-byte metadata blocks are larger than %s's %" PRIu64
@@ -288,8 +288,8 @@ static void check_metadata(const struct aw_advise_in *in, struct aw_advice *a)
 		    "plain WRITE)", fs->fs_block, dev, pbs);
 	else if (fs->untorn_metadata == 0 && fs->untorn_buffered > 0)
 		add(a, "xfs-metadata", AW_NOTE, why,
-		    "untorn_metadata_bytes is 0: directory blocks larger than the atomic write "
-		    "unit are written plainly");
+		    "untorn_metadata_bytes is 0: directory blocks larger than a filesystem "
+		    "block are written plainly");
 }
 
 void aw_advise(const struct aw_advise_in *in, struct aw_advice *a)

@@ -443,7 +443,7 @@ static void test_metadata(void)
 	in.fs.untorn_metadata = 16384;
 	aw_advise(&in, &a);
 	CHECK(a.verdict == AW_ADV_SAFE &&
-	      has(&a, "xfs-metadata", AW_PASS, "up to 16384 bytes atomically"));
+	      has(&a, "xfs-metadata", AW_PASS, "16384-byte metadata blocks atomically"));
 	/* untorn buffered writes but no word on metadata (before 0028): a note,
 	 * the verdict unchanged */
 	in.fs.untorn_metadata = -1;

@@ -18,6 +18,8 @@
 #   atomic: the device writes 4k-16k atomically (as lbs-atomic-wb): the
 #           filesystem keeps file data untorn, and its metadata blocks go
 #           to the device as REQ_ATOMIC writes; every round must pass.
+# And untorn_metadata_bytes: 0 on the plain device, the block size on the
+# atomic one, 0 where directory blocks are two blocks.
 # Usage: xfs-meta-untorn.sh [ROUNDS]   (3 by default)
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
@@ -111,4 +113,12 @@ for r in $(seq 1 "$rounds"); do
 	[ "$META" -eq 16384 ] || t_fail "atomic: untorn_metadata_bytes is $META, want 16384"
 	[ -z "$WHY" ] || t_fail "atomic round $r: $WHY"
 done
+# Directory blocks of two blocks can span two extents: not promised whole.
+dev=$(t_tornblk_create dir2 size_mb=512 pawu=4096 atomic_unit_min=4096 atomic_unit_max=65536)
+t_mkfs_xfs "$dev" 16384 -n size=32768
+t_mount "$dev" /mnt/dir2
+read -r meta </sys/fs/xfs/dir2/untorn_metadata_bytes || t_fail "no untorn_metadata_bytes for dir2"
+[ "$meta" -eq 0 ] || t_fail "32k directory blocks on 16k XFS: untorn_metadata_bytes is $meta, want 0"
+umount /mnt/dir2 || t_fail "umount /mnt/dir2 failed"
+t_tornblk_remove dir2
 t_pass "plain metadata writes broke XFS in $bad of $rounds rounds; atomic ones in none of $rounds"

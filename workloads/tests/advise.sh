@@ -98,7 +98,7 @@ for cfg in "${cfgs[@]}"; do
 		;;
 	lbs-atomic | lbs-atomic-wb)
 		advise "$mnt/data" 0 buffered-writeback ok "is 16384"
-		advise "$mnt/data" 0 xfs-metadata ok "up to 16384 bytes atomically"
+		advise "$mnt/data" 0 xfs-metadata ok "16384-byte metadata blocks atomically"
 		;;
 	*) t_fail "no expectation for configuration $cfg: add one here" ;;
 	esac
