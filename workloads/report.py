@@ -94,8 +94,15 @@ def summarize_crash(rows):
                             "bad_checksums": 0, "commits_seen": 0,
                             "torn_cycles": 0, "seconds": 0,
                             "data_torn_unknown": 0, "meta_torn": 0, "data_torn": 0,
+                            "clean_cycles": [],
                             "where": {w: [0, 0, 0] for w in CUT_WHERE}})
         v = r["verdict"]
+        if v == "clean":
+            # What a clean cycle had at its cut: for a control, the reason
+            # it found nothing (few or no torn pieces, or only XFS's).
+            s["clean_cycles"].append({k: r.get(k) or "" for k in (
+                "cycle", "seed", "commit", "cut_mode", "cut_pos", "unflushed_writes",
+                "pages_in_flight", "pages_torn", "meta_pages_torn")})
         w = s["where"][cut_where(r.get("cut_mode") or "")]
         w[0] += not v.startswith("untested")
         w[1] += v.startswith("corrupt")
@@ -509,6 +516,24 @@ def superseded_lines(rdir, rel):
     return L
 
 
+def clean_words(clean, most=5):
+    """A control's clean cycles, each with what was in flight and torn at its cut."""
+    if not clean:
+        return ""
+    parts = []
+    for r in clean[:most]:
+        torn, meta = r["pages_torn"] or "?", r["meta_pages_torn"]
+        if meta == "":
+            split = ", not told apart from XFS's writes" if torn not in ("0", "?") else ""
+        else:
+            split = f", {meta} of them in XFS's writes"
+        parts.append(f"cycle {r['cycle']} (seed {r['seed']}, {r['commit']}): cut after write "
+                     f"{r['cut_pos'] or '?'} of {r['unflushed_writes'] or '?'} ({r['cut_mode'] or 'fsync'}), "
+                     f"{r['pages_in_flight'] or '?'} 8k pieces in flight, {torn} torn{split}")
+    more = f"; and {len(clean) - most} more in crash.csv" if len(clean) > most else ""
+    return f"  Clean: {'; '.join(parts)}{more}."
+
+
 def meaning(crash):
     L = []
     models = {m for (_, m) in crash}
@@ -534,7 +559,8 @@ def meaning(crash):
                            "miss pages in flight too often for this run to prove the claim.")
             else:
                 verdict = " — the control never showed corruption: this run does not prove the claim."
-            L.append(f"- {name}: {s['corrupt']} of {s['tested']} tested cycles corrupt" + verdict)
+            L.append(f"- {name}: {s['corrupt']} of {s['tested']} tested cycles corrupt" + verdict
+                     + clean_words(s["clean_cycles"]))
     L.append("")
     return L
 

@@ -125,6 +125,20 @@ def main():
     check(not s["lbs-only"]["meets_expectation"], "20 of 30 corrupt met the 90% control rule")
     check("lbs-only (copy at submission): 20 of 30 tested cycles corrupt — fewer than the 90% a control must reach" in text,
           "a control corrupt in 20 of 30 cycles is not said to miss the 90% rule")
+    check("tested cycles corrupt — the loop bites: without full-page writes on 4k blocks, torn pages "
+          "are found.  Clean: cycle 28 (seed 1028, abc): cut after write 0 of 0 (fsync), 100 8k pieces "
+          "in flight, 0 torn; cycle 29" in text,
+          "a control's clean cycles are not named with what was torn at their cuts")
+    check("cycle 25 (seed 1025, abc)" in text and "cycle 26 " not in text
+          and "; and 5 more in crash.csv." in text,
+          "more than five clean cycles of a control are not cut short")
+    g = report.clean_words([{"cycle": "7", "seed": "1007", "commit": "c", "cut_mode": "evict",
+                             "cut_pos": "3", "unflushed_writes": "200", "pages_in_flight": "3",
+                             "pages_torn": "1", "meta_pages_torn": ""}])
+    check(g == "  Clean: cycle 7 (seed 1007, c): cut after write 3 of 200 (evict), 3 8k pieces in "
+          "flight, 1 torn, not told apart from XFS's writes.", f"clean words read {g!r}")
+    check("Clean:" not in text.split("- lbs-atomic")[1].split("\n")[0],
+          "a protected configuration's clean cycles are listed as if explaining a control")
     check("0/60 (4.9%)" in text, "REPORT.md does not show '0/60 (4.9%)'")
     check("pool boots of 2 different kernel builds" in text,
           "REPORT.md does not say that the boots ran two patch series")
