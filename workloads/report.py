@@ -97,9 +97,9 @@ def summarize_crash(rows):
                             "clean_cycles": [],
                             "where": {w: [0, 0, 0] for w in CUT_WHERE}})
         v = r["verdict"]
-        if v == "clean":
-            # What a clean cycle had at its cut: for a control, the reason
-            # it found nothing (few or no torn pieces, or only XFS's).
+        if v == "clean" and CONFIG_TABLE.get(r["config"], {}).get("role") != "protected":
+            # What a control's clean cycle had at its cut: the reason it
+            # found nothing (few or no torn pieces, or only XFS's).
             s["clean_cycles"].append({k: r.get(k) or "" for k in (
                 "cycle", "seed", "commit", "cut_mode", "cut_pos", "unflushed_writes",
                 "pages_in_flight", "pages_torn", "meta_pages_torn")})
