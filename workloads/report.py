@@ -36,17 +36,21 @@ CONFIGS = list(CONFIG_TABLE)
 CRASH_CONFIGS = [c for c, t in CONFIG_TABLE.items() if t["role"] in ("protected", "control")]
 
 
+def is_protected(c):
+    """A configuration that claims safety (the others are controls or variants)."""
+    return CONFIG_TABLE.get(c, {}).get("role") == "protected"
+
+
 def no_torn_data(c):
     """A protected configuration without full-page writes claims that no piece
     of file data tears, not only that no check noticed one (crash.sh --check
     applies the same rule)."""
-    t = CONFIG_TABLE.get(c, {})
-    return t.get("role") == "protected" and t.get("fpw") == "off"
+    return is_protected(c) and CONFIG_TABLE[c]["fpw"] == "off"
 
 
 EXPECT = {c: ("never corrupt, never lose a commit, every cycle tested something"
               + (", no torn piece of file data" if no_torn_data(c) else "")
-              if CONFIG_TABLE[c]["role"] == "protected" else
+              if is_protected(c) else
               "control: corruption in at least 90% of tested cycles")
           for c in CRASH_CONFIGS}
 CONTROL_MIN_RATE = 0.9
@@ -97,7 +101,7 @@ def summarize_crash(rows):
                             "clean_cycles": [],
                             "where": {w: [0, 0, 0] for w in CUT_WHERE}})
         v = r["verdict"]
-        if v == "clean" and CONFIG_TABLE.get(r["config"], {}).get("role") != "protected":
+        if v == "clean" and not is_protected(r["config"]):
             # What a control's clean cycle had at its cut: the reason it
             # found nothing (few or no torn pieces, or only XFS's).
             s["clean_cycles"].append({k: r.get(k) or "" for k in (
@@ -135,7 +139,7 @@ def summarize_crash(rows):
         s["rate_upper95"] = binom_upper(s["corrupt"], s["tested"])
         s["page_rate_upper95"] = binom_upper(s["corrupt"], s["pages_in_flight"])
         s["cycles_per_hour"] = 3600 * s["cycles"] / s["seconds"] if s["seconds"] else None
-        if CONFIG_TABLE.get(c, {}).get("role") == "protected":
+        if is_protected(c):
             s["meets_expectation"] = s["corrupt"] == 0 and s["lost"] == 0 and s["untested"] == 0 \
                 and (not no_torn_data(c) or s["data_torn"] == 0)
         else:
@@ -539,7 +543,7 @@ def meaning(crash):
     models = {m for (_, m) in crash}
     for c, m, s in crash_groups(crash):
         name = f"{c} ({m})" if len(models) > 1 else c
-        if CONFIG_TABLE[c]["role"] == "protected":
+        if is_protected(c):
             L.append(f"- {name}: {s['corrupt']} corrupt cycles and {s['lost']} with lost commits out of "
                      f"{s['tested']} tested (95% upper bound on the corruption rate per cycle "
                      f"{fmt(100 * (s['rate_upper95'] or 1), 1)}%), with {s['pages_in_flight']} pages in "
