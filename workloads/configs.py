@@ -44,7 +44,31 @@ def read_roles(path=ROLES_TSV):
     return _table(path, ROLE_FIELDS)
 
 
+CHECKS_TSV = os.path.join(HERE, "checks.tsv")
+
+
+def read_checks(path=CHECKS_TSV):
+    """checks.tsv: the post-crash checks in table order, each a dict(name,
+    phase, finds, what, columns: [(column, clean value or None)])."""
+    out = []
+    for name, t in _table(path, ("phase", "finds", "columns", "what")).items():
+        cols = [(c.split("=", 1)[0], c.split("=", 1)[1] if "=" in c else None)
+                for c in t["columns"].split()]
+        out.append({"name": name, "phase": t["phase"], "finds": t["finds"], "what": t["what"],
+                    "columns": cols})
+    return out
+
+
+def check_found(check, row):
+    """Whether the check found damage in a crash.csv row: one of its marked
+    columns holds a value but its clean one (NA: it did not run; empty: the
+    row is from before the column existed)."""
+    return any(row.get(c) not in (None, "", "NA", clean)
+               for c, clean in check["columns"] if clean is not None)
+
+
 CONFIGS = read_configs()
+CHECKS = read_checks()
 ROLES = read_roles()
 for _c, _t in CONFIGS.items():
     if _t["role"] not in ROLES:

@@ -104,6 +104,36 @@ def summarize_crash(rows):
     return out
 
 
+def check_lines(rows):
+    """The table of what each post-crash check found: per configuration and
+    device model, the tested cycles in which it found damage (checks.tsv
+    names the checks and the columns they are judged by, so a new check
+    shows here without an edit)."""
+    judged = [c for c in configs.CHECKS if any(clean is not None for _, clean in c["columns"])]
+    found = {}
+    for r in rows:
+        if r["verdict"].startswith("untested"):
+            continue
+        f = found.setdefault((r["config"], device_model(r)), [0] + [0] * len(judged))
+        f[0] += 1
+        for i, chk in enumerate(judged, 1):
+            f[i] += configs.check_found(chk, r)
+    L = ["What each check found after the cut (checks.tsv): tested cycles in which it "
+         "found damage, of all tested cycles.  One cycle can be caught by several checks; "
+         "a check that needs the server or the filesystem does not run when recovery or the "
+         "mount failed.\n"]
+    L.append("| configuration | device model | tested | "
+             + " | ".join(c["name"] for c in judged) + " |")
+    L.append("|---|---|---|" + "---|" * len(judged))
+    for c in CONFIGS:
+        for (c2, m), f in found.items():
+            if c2 == c:
+                L.append(f"| {c} | {m} | {f[0]} | " + " | ".join(str(x) for x in f[1:]) + " |")
+    L.append("")
+    L.append("; ".join(f"*{c['name']}*: {c['what']}" for c in judged) + ".\n")
+    return L
+
+
 def split_cell(s):
     """Torn pieces of file data, and the cycles where that is unknown (pieces
     tore before tornblk told XFS's own writes apart)."""
@@ -393,6 +423,7 @@ def main():
                      if s["where"][w][0] else "-" for w in CUT_WHERE]
             L.append(f"| {c} | {m} | " + " | ".join(cells) + " |")
         L.append("")
+        L += check_lines(crash_rows)
         L.append(f"![crash.png]({rel}/crash.png)\n")
     L += superseded_lines(rdir, rel)
     L.append("## What it means\n")

@@ -55,6 +55,12 @@ def main():
     check(configs.judge("unsafe", {**t, "tested": 10, "corrupt": 9}) == [],
           "a control corrupt in 9 of 10 misses the report's 90%")
 
+    amcheck = next(c for c in configs.CHECKS if c["name"] == "amcheck")
+    check(configs.check_found(amcheck, {"amcheck_rc": "2"}), "amcheck rc 2 is not damage")
+    check(not configs.check_found(amcheck, {"amcheck_rc": "0", "amcheck_errors": "5"}),
+          "an unmarked column counts as damage")
+    check(not configs.check_found(amcheck, {"amcheck_rc": "NA"}), "NA counts as damage")
+    check(not configs.check_found(amcheck, {"amcheck_rc": ""}), "an empty (older) cell counts")
     with tempfile.TemporaryDirectory() as d:
         rc, out = judge_cli(d, [("lbs-atomic", "clean", 0, 0)] * 2)
         check(rc == 0, f"two clean lbs-atomic cycles fail: {out}")
