@@ -262,8 +262,7 @@ cycle() {
 		"${R[data_cached_writes]} cached (${R[data_rewound_writes]} rewound, ${R[torn_writes]} torn writes," \
 		"pages ${R[pages_in_flight]} in flight ${R[pages_partial]} partial ${R[pages_torn]} torn," \
 		"${R[meta_pages_torn]} of them XFS's), WAL ${R[wal_cached_writes]} cached (${R[wal_pages_torn]}" \
-		"pages torn); $(crash_findings): ${R[verdict]}${CRASH_DAMAGE[*]:+ (found: ${CRASH_DAMAGE[*]})}" \
-		"${CRASH_UNTESTED[*]:+ (untested: ${CRASH_UNTESTED[*]})}"
+		"pages torn); $(crash_findings): ${R[verdict]}${CRASH_DAMAGE[*]:+ (found: ${CRASH_DAMAGE[*]})}${CRASH_UNTESTED[*]:+ (untested: ${CRASH_UNTESTED[*]})}"
 	crash_row >>"$csv"
 	VERDICTS+=("${R[verdict]}")
 	if [[ ${R[pages_torn]} =~ ^[0-9]+$ ]] && [[ ${R[meta_pages_torn]} =~ ^[0-9]+$ ]]; then
