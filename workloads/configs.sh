@@ -97,18 +97,19 @@ wl_evidence_target() {
 	echo "$n"
 }
 
-# wl_crash_tests: "NAME<TAB>ARGS" for every configuration whose role has a
-# crash test (roles.tsv's test field), for CMake.
+# wl_crash_tests: crash.sh's test of every configuration whose role has
+# one (roles.tsv's test field), as "# test:" declarations without the
+# "# test:" (crash.sh's test-source, read by scripts/vm-tests).
 wl_crash_tests() {
 	local c args
 	for c in $(wl_configs --crash); do
 		wl_config "$c"
 		args=$(wl_role_field "$WL_ROLE" test)
-		[ "$args" = - ] || printf '%s\t%s\n' "$c" "$args"
+		[ "$args" = - ] || echo "crash.$c -- $c $args --check"
 	done
 }
 
-# Run, not sourced: `configs.sh tests` (CMake's view of the crash tests) or
+# Run, not sourced: `configs.sh tests` (the crash tests) or
 # `configs.sh names [ROLE...]`.
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	set -euo pipefail

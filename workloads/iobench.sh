@@ -18,6 +18,7 @@
 # --check (the vm.iobench test): every mode that ran has one row with
 # writes per round, and the tornblk device ran all three modes.
 # vm: disk=2G mem=2048 timeout=1800
+# test: iobench -- --rounds 2 --time 1 --check
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 # shellcheck source=workloads/configs.sh

@@ -23,6 +23,7 @@
 #   passes no atomic limits up); dm-striped with 4k chunks over 4k-sector
 #   devices (UNSAFE, the chunk named).
 # vm: mem=2048 timeout=900
+# test: advise
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 # shellcheck source=workloads/lib.sh
