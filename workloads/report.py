@@ -535,14 +535,16 @@ def meaning(crash):
                      f"{s['tested']} tested (95% upper bound on the corruption rate per cycle "
                      f"{fmt(100 * (s['rate_upper95'] or 1), 1)}%), with {s['pages_in_flight']} pages in "
                      f"flight and {s['pages_torn']} torn at the cuts" + split_words(s)
-                     + ((" — the full-page images in WAL repaired every torn page of file data." if c == "baseline"
-                         else " — without full-page writes: every 16k block of file data, and so "
-                         "every 8k page in it, persisted whole or not at all.")
+                     + ((" — the full-page images in WAL repaired every torn page of file data."
+                         if CONFIG_TABLE[c]["fpw"] == "on" else
+                         f" — without full-page writes: every {int(CONFIG_TABLE[c]['xfs_bs']) // 1024}k "
+                         "block of file data, and so every 8k page in it, persisted whole or not at all.")
                         if s['meets_expectation'] else " — THIS VIOLATES THE EXPECTATION."))
+        elif configs.expect(c) != "corrupt":
+            L.append(f"- {name}: {s['corrupt']} of {s['tested']} tested cycles corrupt "
+                     f"(no expectation: {CONFIG_TABLE[c]['what']}).")
         else:
-            why = ("without full-page writes on 4k blocks, torn pages are found" if c == "unsafe"
-                   else "16k blocks on a device that only keeps 4k units whole tear pages too: "
-                   "LBS alone is not enough")
+            why = CONFIG_TABLE[c]["what"]
             if s['meets_expectation']:
                 verdict = f" — the loop bites: {why}."
             elif s['corrupt']:
