@@ -6,8 +6,8 @@
  * geometry and limits are fixed once the disk exists (EBUSY), and the
  * cross-checks between attributes happen at power on (disk.c).
  *
- * Adding an attribute: a TORNBLK_ATTR() line, its entry in tornblk_attrs[],
- * and its use.
+ * Adding an attribute: a TORNBLK_ATTR() line, its entry in tornblk_attrs[]
+ * (which also lists it in tornblk/features), and its use.
  */
 #include "tornblk.h"
 
@@ -383,8 +383,33 @@ static struct configfs_group_operations tornblk_group_ops = {
 	.drop_item	= tornblk_drop_item,
 };
 
+/*
+ * tornblk/features: the device attributes this build has, comma-separated
+ * (as null_blk's), read from tornblk_attrs[] so that it cannot miss one.
+ */
+static ssize_t tornblk_group_features_show(struct config_item *item,
+					   char *page)
+{
+	struct configfs_attribute **attr;
+	int len = 0;
+
+	for (attr = tornblk_attrs; *attr; attr++)
+		len += sysfs_emit_at(page, len, "%s%s",
+				     attr == tornblk_attrs ? "" : ",",
+				     (*attr)->ca_name);
+	len += sysfs_emit_at(page, len, "\n");
+	return len;
+}
+CONFIGFS_ATTR_RO(tornblk_group_, features);
+
+static struct configfs_attribute *tornblk_group_attrs[] = {
+	&tornblk_group_attr_features,
+	NULL,
+};
+
 static const struct config_item_type tornblk_group_type = {
 	.ct_group_ops	= &tornblk_group_ops,
+	.ct_attrs	= tornblk_group_attrs,
 	.ct_owner	= THIS_MODULE,
 };
 
