@@ -17,9 +17,6 @@
 
 #include <linux/slab.h>
 
-
-atomic64_t tornblk_live_recs = ATOMIC64_INIT(0);
-
 static void rec_free(struct tornblk_dev *dev, struct tornblk_rec *rec)
 {
 	list_del(&rec->list);

@@ -9,11 +9,13 @@
  *
  * Membership changes only under the configuration lock and only while the
  * device has no disk, so the I/O path can follow dev->grp without it.
+ *
+ * A cut fails the bios its members held; they are ended with
+ * tornblk_end_failed() once the group lock is dropped.
  */
 #include "tornblk.h"
 
 #include <linux/slab.h>
-
 
 static LIST_HEAD(tornblk_groups);	/* the shared ones, under cfg lock */
 
@@ -104,5 +106,16 @@ void tornblk_group_cut(struct tornblk_dev *dev, const char *why,
 			m->stats.cut_pieces, m->stats.cut_pieces_partial,
 			m->stats.cut_pieces_torn,
 			m->stats.cut_pieces_torn_meta);
+	}
+}
+
+/* End bios that a cut or power off failed, with no lock held. */
+void tornblk_end_failed(struct bio_list *failed)
+{
+	struct bio *bio;
+
+	while ((bio = bio_list_pop(failed))) {
+		bio->bi_status = BLK_STS_IOERR;
+		bio_endio(bio);
 	}
 }

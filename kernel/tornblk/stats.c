@@ -9,8 +9,11 @@
 #include <linux/log2.h>
 #include <linux/seq_file.h>
 
-
 static struct dentry *tornblk_debugfs_root;
+
+/* Pages (store.c) and cache records (cache.c) of all devices together. */
+atomic64_t tornblk_live_pages = ATOMIC64_INIT(0);
+atomic64_t tornblk_live_recs = ATOMIC64_INIT(0);
 
 /*
  * tornblk/fail_allocs: the next N allocations of the I/O path fail, so

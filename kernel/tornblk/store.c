@@ -11,9 +11,6 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 
-
-atomic64_t tornblk_live_pages = ATOMIC64_INIT(0);
-
 void tornblk_store_init(struct tornblk_store *s)
 {
 	xa_init(&s->pages);

@@ -2,6 +2,22 @@
 /*
  * tornblk: a RAM block device with a volatile write cache that tears
  * unflushed writes at a simulated power cut.
+ *
+ * One job per file; a file calls only files to its right, never back:
+ *
+ *   main -> configfs -> disk -> io -> capture -> group -> cache -> store
+ *
+ * and stats (counters, debugfs) is called by all and calls none.
+ *
+ *   main.c	module init and exit
+ *   configfs.c	attributes and their checks, making and releasing devices
+ *   disk.c	cross-checks at power on, the gendisk, power on and off
+ *   io.c	bio submission, reads, held flushes
+ *   capture.c	a write's data, copied at submission or at DMA time
+ *   group.c	cut groups, the group cut, ending the bios it failed
+ *   cache.c	the volatile cache, flush, power cut
+ *   store.c	sparse page stores
+ *   stats.c	counters and debugfs; takes tornblk_cfg_lock (configfs.c)
  */
 #ifndef TORNBLK_H
 #define TORNBLK_H
@@ -69,7 +85,7 @@ struct tornblk_stats {
 struct tornblk_group {
 	struct list_head node;		/* in the list of shared groups */
 	u32 id;
-	struct mutex lock;
+	struct mutex lock;		/* the I/O lock of all members */
 	struct list_head devs;
 	unsigned int nr_devs;
 };
@@ -118,12 +134,8 @@ struct tornblk_dev {
 	struct dentry *debugfs;
 };
 
-/* Configuration changes; taken before a group lock, never after. */
+/* Configuration changes (configfs.c): before a group lock, never after. */
 extern struct mutex tornblk_cfg_lock;
-
-/* Everything the module holds, over all devices (checked by the tests). */
-extern atomic64_t tornblk_live_pages;
-extern atomic64_t tornblk_live_recs;
 
 static inline void tornblk_lock(struct tornblk_dev *dev)
 {
@@ -137,9 +149,22 @@ static inline void tornblk_unlock(struct tornblk_dev *dev)
 
 #define tornblk_assert_locked(dev) lockdep_assert_held(&(dev)->grp->lock)
 
+/* stats.c: called by all the others */
+
+/* Everything the module holds, over all devices (checked by the tests). */
+extern atomic64_t tornblk_live_pages;
+extern atomic64_t tornblk_live_recs;
+
 /* Test hook: the next N allocations on the I/O path fail (debugfs). */
 extern atomic_t tornblk_fail_allocs;
 bool tornblk_should_fail_alloc(void);
+
+void tornblk_stats_write(struct tornblk_dev *dev, sector_t sector, u32 len,
+			 blk_opf_t opf);
+void tornblk_debugfs_add(struct tornblk_dev *dev);
+void tornblk_debugfs_remove(struct tornblk_dev *dev);
+int tornblk_debugfs_init(void);
+void tornblk_debugfs_exit(void);
 
 /* store.c: writes go only to ranges made ready by tornblk_store_prepare */
 u8 *tornblk_buf_alloc(size_t len);
@@ -162,26 +187,30 @@ void tornblk_cache_flush(struct tornblk_dev *dev);
 void tornblk_power_cut(struct tornblk_dev *dev);
 void tornblk_cache_drop(struct tornblk_dev *dev);
 
-/* main.c */
-blk_status_t tornblk_write_captured(struct tornblk_dev *dev, struct bio *bio,
-				    u8 *buf, struct bio_list *failed);
-void tornblk_end_failed(struct bio_list *failed);
-
-/* dma.c */
-bool tornblk_dma_queue(struct tornblk_dev *dev, struct bio *bio);
-
 /* group.c */
 int tornblk_group_set(struct tornblk_dev *dev, u32 id);
 void tornblk_group_leave(struct tornblk_dev *dev);
 void tornblk_group_cut(struct tornblk_dev *dev, const char *why,
 		       struct bio_list *failed);
+void tornblk_end_failed(struct bio_list *failed);
 
-/* stats.c */
-void tornblk_stats_write(struct tornblk_dev *dev, sector_t sector, u32 len,
-			 blk_opf_t opf);
-void tornblk_debugfs_add(struct tornblk_dev *dev);
-void tornblk_debugfs_remove(struct tornblk_dev *dev);
-int tornblk_debugfs_init(void);
-void tornblk_debugfs_exit(void);
+/* capture.c: with the group lock held */
+blk_status_t tornblk_write_copy(struct tornblk_dev *dev, struct bio *bio,
+				struct bio_list *failed);
+bool tornblk_dma_queue(struct tornblk_dev *dev, struct bio *bio);
+
+/* io.c */
+extern const struct block_device_operations tornblk_fops;
+void tornblk_release_held(struct tornblk_dev *dev);
+
+/* disk.c */
+int tornblk_set_power(struct tornblk_dev *dev, bool on);
+void tornblk_del_disk(struct tornblk_dev *dev);
+int tornblk_disk_init(void);
+void tornblk_disk_exit(void);
+
+/* configfs.c */
+int tornblk_configfs_init(void);
+void tornblk_configfs_exit(void);
 
 #endif

@@ -1,13 +1,30 @@
 #!/bin/bash
 # configfs input is validated: bad values and changes to a live device are
 # refused with EINVAL and a one-line kernel message; the limits a device is
-# given show up in sysfs and statx.
+# given show up in sysfs and statx.  The read-only tornblk/features file
+# lists exactly the attribute files of a device directory.
 # test: tornblk.config
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 t_tornblk_load
 d=$TB_CFG/cfg
 mkdir "$d"
+
+# features is generated from the driver's attribute table: it must name
+# every file of a device directory and nothing else, and refuse writes.
+f=$TB_CFG/features
+[ -f "$f" ] || t_fail "$f is missing"
+if echo x 2>/dev/null >"$f"; then t_fail "$f accepted a write: it must be read-only"; fi
+files=$(ls "$d")
+[ -n "$files" ] || t_fail "$d has no attribute files"
+files=$(sort <<<"$files")
+listed=$(tr ',' '\n' <"$f" | sort)
+if [ "$listed" != "$files" ]; then
+	t_fail "$f does not list exactly the files of $d:" \
+		"missing from it: $(comm -23 <(echo "$files") <(echo "$listed") | paste -sd' ');" \
+		"not a file of the directory: $(comm -13 <(echo "$files") <(echo "$listed") | paste -sd' ')"
+fi
+t_log "features lists the $(wc -l <<<"$files") attribute files of a device, read-only: $(cat "$f")"
 
 refuse() { # refuse ATTR VALUE EXPECTED-MESSAGE
 	dmesg -C

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Capture of write data at DMA time.  A real device reads a write's data
- * from memory some time after the bio was submitted, while the page cache
- * lets a writer change those pages unless the queue asks for stable writes.
+ * How a write's data reaches the device: copied when the bio is submitted
+ * (dma_delay_us 0, tornblk_write_copy()), or captured at DMA time.
+ *
+ * Capture at DMA time.  A real device reads a write's data from memory
+ * some time after the bio was submitted, while the page cache lets a
+ * writer change those pages unless the queue asks for stable writes.
  * With dma_delay_us set, tornblk does the same: a write with data is
  * handed to a worker that copies its segments one at a time, sleeping
  * dma_delay_us between two, then hands the copy to the cache and ends the
- * bio; the captures of many writes run at once.  A writer that changes a page meanwhile lands in the middle of the
- * capture, and the device holds a mix of old and new data that no single
- * write() produced, exactly as a device with unstable pages can.
+ * bio; the captures of many writes run at once.  A writer that changes a
+ * page meanwhile lands in the middle of the capture, and the device holds a
+ * mix of old and new data that no single write() produced, exactly as a
+ * device with unstable pages can.
  *
  * A cut fails the writes still queued or being captured: their data never
  * fully reached the device.  Flushes are not delayed; they cover only
@@ -27,6 +31,51 @@ struct tornblk_dma {
 	u64 cuts;	/* the device's cut count at submission */
 	u32 delay_us;
 };
+
+/* Store a write whose data was copied to @buf (which the cache takes). */
+static blk_status_t tornblk_write_captured(struct tornblk_dev *dev,
+					   struct bio *bio, u8 *buf,
+					   struct bio_list *failed)
+{
+	u32 len = bio->bi_iter.bi_size;
+	int ret;
+
+	tornblk_assert_locked(dev);
+	/* the cache keeps or frees buf; on failure nothing changed */
+	ret = tornblk_cache_write(dev, bio->bi_iter.bi_sector, buf, len,
+				  bio->bi_opf);
+	if (ret)
+		return errno_to_blk_status(ret);
+	tornblk_stats_write(dev, bio->bi_iter.bi_sector, len, bio->bi_opf);
+	/*
+	 * An armed cut strikes right after the device acknowledged the
+	 * chosen write: a point in the I/O stream rather than in time, so
+	 * that a test can land it among the writes it cares about.
+	 */
+	if (dev->cut_after_writes && !--dev->cut_after_writes)
+		tornblk_group_cut(dev, "armed write count reached", failed);
+	return BLK_STS_OK;
+}
+
+/* A write whose data is copied now, at submission; with the group lock. */
+blk_status_t tornblk_write_copy(struct tornblk_dev *dev, struct bio *bio,
+				struct bio_list *failed)
+{
+	u8 *buf = tornblk_buf_alloc(bio->bi_iter.bi_size);
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	u32 off = 0;
+
+	if (!buf) {
+		dev->stats.alloc_failures++;
+		return BLK_STS_RESOURCE;
+	}
+	bio_for_each_segment(bv, bio, iter) {
+		memcpy_from_bvec(buf + off, &bv);
+		off += bv.bv_len;
+	}
+	return tornblk_write_captured(dev, bio, buf, failed);
+}
 
 static u8 *capture(struct bio *bio, u32 delay_us)
 {
