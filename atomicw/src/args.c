@@ -29,6 +29,7 @@ enum {
 	OPT_CREATE = 256, OPT_CSV, OPT_JSON, OPT_MODES, OPT_ROUNDS, OPT_GEN_BASE,
 	OPT_IOVECS, OPT_BUFFERED, OPT_URING, OPT_UNIT, OPT_RACE_US, OPT_APPEND,
 	OPT_FAULT_TAIL, OPT_RIVAL, OPT_ROUNDS_CSV, OPT_PAGE_SIZE, OPT_INNODB, OPT_DIRECT,
+	OPT_JOURNAL_SAME_DEV,
 };
 
 #define C_W (1u << AW_CMD_WRITE)
@@ -70,6 +71,7 @@ static const struct option longopts[] = {
 	{ "page-size", required_argument, NULL, OPT_PAGE_SIZE },
 	{ "innodb", no_argument, NULL, OPT_INNODB },
 	{ "direct", no_argument, NULL, OPT_DIRECT },
+	{ "journal-same-device", no_argument, NULL, OPT_JOURNAL_SAME_DEV },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -83,6 +85,7 @@ static const unsigned int opt_cmds[] = {
 	C_P, C_P | C_A, C_P, C_V, C_R,
 	C_P, C_P, C_P,
 	C_A, C_A, C_A,
+	C_W | C_R,
 };
 
 _Static_assert(sizeof(opt_cmds) / sizeof(opt_cmds[0]) ==
@@ -256,6 +259,7 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 		case OPT_RIVAL: o->rival = 1; break;
 		case OPT_INNODB: o->innodb = 1; break;
 		case OPT_DIRECT: o->direct = 1; break;
+		case OPT_JOURNAL_SAME_DEV: o->journal_same_dev = 1; break;
 		case OPT_PAGE_SIZE:
 			if (num(optarg, name, &o->page_size, 1, err, len))
 				return -1;

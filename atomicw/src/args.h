@@ -50,6 +50,7 @@ struct aw_opts {
 	int append;	   /* probe: open with O_APPEND */
 	int fault_tail;	   /* probe: the buffer's last page is PROT_NONE */
 	int rival;	   /* probe: --count writes while a child dirties the range */
+	int journal_same_dev; /* write, race: the journal may share the target's device */
 	int atomic;
 	int verbose;
 	int help;

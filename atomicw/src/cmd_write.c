@@ -10,6 +10,7 @@
 #include "cmds.h"
 #include "explain.h"
 #include "journal.h"
+#include "journal_place.h"
 #include "ring.h"
 #include "stamp.h"
 #include "target.h"
@@ -153,7 +154,13 @@ static int setup(struct writer *w)
 	const struct aw_opts *o = w->o;
 	struct aw_journal_hdr hdr = { .magic = AW_JOURNAL_MAGIC };
 	struct timespec now;
+	char err[512];
 
+	/* Before anything is opened: the journal must not land on the target. */
+	if (aw_journal_check_place(o->path, o->journal, o->journal_same_dev, err, sizeof(err))) {
+		fprintf(stderr, "atomicw: %s\n", err);
+		return 1;
+	}
 	if (aw_target_open(&w->t, o->path, O_WRONLY, o->create))
 		return 1;
 	w->nblocks = o->blocks;
