@@ -52,7 +52,7 @@ int aw_cmd_verify(const struct aw_opts *o)
 	nblocks = have_journal ? js.hdr.nblocks : o->blocks;
 	if (!nblocks && t.size > base)
 		nblocks = (t.size - base) / bs;
-	if (!nblocks || base + nblocks * bs > t.size) {
+	if (!nblocks || base > t.size || nblocks > (t.size - base) / bs) {
 		fprintf(stderr, "atomicw: %s (%" PRIu64 " bytes) is smaller than %" PRIu64
 			" blocks of %" PRIu64 " at %" PRIu64 "\n", o->path, t.size, nblocks, bs,
 			base);

@@ -137,12 +137,14 @@ int aw_journal_apply(struct aw_journal_state *st, struct aw_pending *p,
 	return 0;
 }
 
+/* The bounds the options have (2^60 bytes of blocks from an offset of at
+ * most 2^60): base + nblocks * block_size cannot wrap. */
 static int bad_header(const struct aw_journal_hdr *h)
 {
 	return h->magic != AW_JOURNAL_MAGIC || !aw_is_pow2(h->block_size) ||
 	       h->block_size < 512 || h->block_size > (1u << 20) || !h->nblocks ||
 	       h->nblocks > (1ull << 60) / h->block_size || h->base % h->block_size ||
-	       h->atomic > 1;
+	       h->base > (1ull << 60) || h->atomic > 1;
 }
 
 int aw_journal_load(const char *path, struct aw_journal_state *st)

@@ -4,6 +4,7 @@
  * end record, a damaged record and a bad header are errors, never a
  * quietly shorter history (a cut mid-record used to turn lost=93 into 0).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +15,10 @@
 
 static char path[] = "/tmp/aw-test-journal-XXXXXX";
 
-static void make(uint32_t block_size)
+static void make_at(uint32_t block_size, uint64_t base)
 {
 	struct aw_journal_hdr h = { .magic = AW_JOURNAL_MAGIC, .block_size = block_size,
-				    .nblocks = 8, .run_id = 0x1234 };
+				    .nblocks = 8, .base = base, .run_id = 0x1234 };
 	struct aw_journal j;
 
 	CHECK(aw_journal_create(&j, path, &h) == 0);
@@ -25,6 +26,11 @@ static void make(uint32_t block_size)
 	CHECK(aw_journal_add(&j, AW_REC_ACK, 3, 7) == 0);
 	CHECK(aw_journal_add(&j, AW_REC_FSYNC, 0, 0) == 0);
 	CHECK(aw_journal_close(&j) == 0);
+}
+
+static void make(uint32_t block_size)
+{
+	make_at(block_size, 0);
 }
 
 static int load(void)
@@ -81,6 +87,14 @@ int main(void)
 
 	make(100); /* not a power of two */
 	CHECK(load() == -1);
+
+	/* base + nblocks * block_size must not wrap (verify's size check did) */
+	make_at(4096, UINT64_MAX - 4095);
+	CHECK(load() == -1);
+	make_at(4096, (1ull << 60) + 4096); /* past the 2^60 the options allow */
+	CHECK(load() == -1);
+	make_at(4096, 1ull << 40);
+	CHECK(load() == 0);
 
 	unlink(path);
 	return tap_done("test_journal");
