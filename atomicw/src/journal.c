@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "stamp.h"
 #include "util.h"
 
 uint32_t aw_rec_csum(uint64_t run_id, uint64_t index, const struct aw_rec *r)
@@ -20,9 +21,21 @@ uint32_t aw_rec_csum(uint64_t run_id, uint64_t index, const struct aw_rec *r)
 	return (uint32_t)(z ^ (z >> 32));
 }
 
+uint32_t aw_journal_hdr_csum(const struct aw_journal_hdr *h)
+{
+	struct aw_journal_hdr c = *h;
+
+	c.csum = 0;
+	return aw_crc32c(0, &c, sizeof(c));
+}
+
 int aw_journal_create(struct aw_journal *j, const char *path,
 		      const struct aw_journal_hdr *hdr)
 {
+	struct aw_journal_hdr h = *hdr;
+
+	h.magic = AW_JOURNAL_MAGIC;
+	h.csum = aw_journal_hdr_csum(&h);
 	j->path = path;
 	j->run_id = hdr->run_id;
 	j->nrecs = 0;
@@ -32,8 +45,17 @@ int aw_journal_create(struct aw_journal *j, const char *path,
 			strerror(errno));
 		return -1;
 	}
-	if (fwrite(hdr, sizeof(*hdr), 1, j->f) != 1 || aw_journal_sync(j))
+	if (fwrite(&h, sizeof(h), 1, j->f) != 1) {
+		fprintf(stderr, "atomicw: writing journal %s: %s\n", path, strerror(errno));
+		fclose(j->f);
+		j->f = NULL;
 		return -1;
+	}
+	if (aw_journal_sync(j)) {
+		fclose(j->f);
+		j->f = NULL;
+		return -1;
+	}
 	return 0;
 }
 
@@ -137,14 +159,33 @@ int aw_journal_apply(struct aw_journal_state *st, struct aw_pending *p,
 	return 0;
 }
 
-/* The bounds the options have (2^60 bytes of blocks from an offset of at
- * most 2^60): base + nblocks * block_size cannot wrap. */
-static int bad_header(const struct aw_journal_hdr *h)
+/*
+ * Why the header cannot be used, or NULL: not a journal, another format
+ * version, a checksum mismatch, or fields outside the bounds the options
+ * have (2^60 bytes of blocks from an offset of at most 2^60, so that
+ * base + nblocks * block_size cannot wrap).
+ */
+static const char *bad_header(const struct aw_journal_hdr *h, char *why, size_t len)
 {
-	return h->magic != AW_JOURNAL_MAGIC || !aw_is_pow2(h->block_size) ||
-	       h->block_size < 512 || h->block_size > (1u << 20) || !h->nblocks ||
-	       h->nblocks > (1ull << 60) / h->block_size || h->base % h->block_size ||
-	       h->base > (1ull << 60) || h->atomic > 1;
+	unsigned int version = h->magic >> 24;
+
+	if ((h->magic & 0xffffffu) != AW_JOURNAL_MAGIC_BASE || version < '0' || version > '9')
+		return "it is not an atomicw journal";
+	if (h->magic != AW_JOURNAL_MAGIC) {
+		snprintf(why, len, "it is in journal format version %c, and this atomicw reads "
+			 "only version %d (%s)", version, AW_JOURNAL_VERSION,
+			 version - '0' < AW_JOURNAL_VERSION ?
+			 "an older atomicw wrote it: verify with that one, or write again" :
+			 "a newer atomicw wrote it");
+		return why;
+	}
+	if (h->csum != aw_journal_hdr_csum(h))
+		return "its header is damaged (checksum mismatch)";
+	if (!aw_is_pow2(h->block_size) || h->block_size < 512 || h->block_size > (1u << 20) ||
+	    !h->nblocks || h->nblocks > (1ull << 60) / h->block_size ||
+	    h->base % h->block_size || h->base > (1ull << 60) || h->atomic > 1)
+		return "its header holds impossible values";
+	return NULL;
 }
 
 int aw_journal_load(const char *path, struct aw_journal_state *st)
@@ -154,6 +195,8 @@ int aw_journal_load(const char *path, struct aw_journal_state *st)
 	struct aw_rec r;
 	struct stat sb;
 	uint64_t nrecs, i;
+	const char *bad;
+	char why[200];
 	int ret = -1;
 
 	memset(st, 0, sizeof(*st));
@@ -166,9 +209,14 @@ int aw_journal_load(const char *path, struct aw_journal_state *st)
 		fprintf(stderr, "atomicw: cannot stat journal %s: %s\n", path, strerror(errno));
 		goto out;
 	}
-	if (fread(&st->hdr, sizeof(st->hdr), 1, f) != 1 || bad_header(&st->hdr)) {
-		fprintf(stderr, "atomicw: %s is not an atomicw journal (or its header is damaged)\n",
-			path);
+	if (fread(&st->hdr, sizeof(st->hdr), 1, f) != 1) {
+		fprintf(stderr, "atomicw: journal %s: %s\n", path, ferror(f) ? strerror(errno) :
+			"shorter than a header: it is not an atomicw journal");
+		goto out;
+	}
+	bad = bad_header(&st->hdr, why, sizeof(why));
+	if (bad) {
+		fprintf(stderr, "atomicw: journal %s: %s\n", path, bad);
 		goto out;
 	}
 	if (((uint64_t)sb.st_size - sizeof(st->hdr)) % sizeof(r)) {

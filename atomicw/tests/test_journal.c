@@ -3,7 +3,11 @@
  * The journal on disk: a complete one loads; a truncated record, a missing
  * end record, a damaged record and a bad header are errors, never a
  * quietly shorter history (a cut mid-record used to turn lost=93 into 0).
+ * The header carries a checksum (a changed block count or atomic flag used
+ * to load) and a format version, refused by name when it is not this one.
  */
+#include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +69,28 @@ static void poke(long off, unsigned char v)
 	fclose(f);
 }
 
+/* load(), and did what it printed on stderr contain needle? */
+static int load_says(const char *needle)
+{
+	char tmp[] = "/tmp/aw-test-journal-err-XXXXXX", text[1024] = "";
+	int fd = mkstemp(tmp), saved = dup(2), ret;
+	FILE *f;
+
+	fflush(stderr);
+	dup2(fd, 2);
+	ret = load();
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	f = fdopen(fd, "r");
+	rewind(f);
+	text[fread(text, 1, sizeof(text) - 1, f)] = '\0';
+	fclose(f);
+	unlink(tmp);
+	fprintf(stderr, "%s", text);
+	return ret == -1 && strstr(text, needle) != NULL;
+}
+
 int main(void)
 {
 	int fd = mkstemp(path);
@@ -95,6 +121,28 @@ int main(void)
 	CHECK(load() == -1);
 	make_at(4096, 1ull << 40);
 	CHECK(load() == 0);
+
+	/* the header's fields are covered by its checksum */
+	make(4096);
+	poke(offsetof(struct aw_journal_hdr, nblocks), 9); /* 8 -> 9 blocks */
+	CHECK(load() == -1);
+	make(4096);
+	poke(offsetof(struct aw_journal_hdr, atomic), 1); /* not atomic -> atomic */
+	CHECK(load() == -1);
+	make(4096);
+	poke(offsetof(struct aw_journal_hdr, run_id) + 7, 0x80);
+	CHECK(load() == -1);
+	/* another format version is named, not called damaged: version 2 had no
+	 * header checksum, 9 is from the future */
+	make(4096);
+	poke(3, '2');
+	CHECK(load_says("format version 2"));
+	make(4096);
+	poke(3, '9');
+	CHECK(load_says("format version 9"));
+	make(4096);
+	poke(0, 'X');
+	CHECK(load_says("not an atomicw journal"));
 
 	unlink(path);
 	return tap_done("test_journal");
