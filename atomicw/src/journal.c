@@ -188,7 +188,7 @@ static const char *bad_header(const struct aw_journal_hdr *h, char *why, size_t 
 	return NULL;
 }
 
-int aw_journal_load(const char *path, struct aw_journal_state *st)
+int aw_journal_load(const char *path, uint64_t target_size, struct aw_journal_state *st)
 {
 	FILE *f = fopen(path, "r");
 	struct aw_pending pending = { 0 };
@@ -225,6 +225,14 @@ int aw_journal_load(const char *path, struct aw_journal_state *st)
 		goto out;
 	}
 	nrecs = ((uint64_t)sb.st_size - sizeof(st->hdr)) / sizeof(r);
+	if (st->hdr.base > target_size ||
+	    st->hdr.nblocks > (target_size - st->hdr.base) / st->hdr.block_size) {
+		fprintf(stderr, "atomicw: journal %s covers %llu blocks of %u bytes from byte %llu: "
+			"the target is only %llu bytes\n", path,
+			(unsigned long long)st->hdr.nblocks, st->hdr.block_size,
+			(unsigned long long)st->hdr.base, (unsigned long long)target_size);
+		goto out;
+	}
 	st->blocks = calloc(st->hdr.nblocks, sizeof(*st->blocks));
 	if (!st->blocks) {
 		fprintf(stderr, "atomicw: no memory for %llu journal blocks\n",

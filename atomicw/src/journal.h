@@ -94,11 +94,13 @@ int aw_journal_apply(struct aw_journal_state *st, struct aw_pending *p,
 		     const struct aw_rec *r);
 
 /*
- * Read a journal file; prints an error and returns -1 on failure: a bad
- * header, a truncated or damaged record, or no END record (the writer did
- * not finish, so acknowledged writes may be missing from the journal).
+ * Read a journal file for a target of target_size bytes; prints an error
+ * and returns -1 on failure: a bad header, blocks beyond the target (found
+ * before anything is allocated for them), a truncated or damaged record,
+ * or no END record (the writer did not finish, so acknowledged writes may
+ * be missing from the journal).
  */
-int aw_journal_load(const char *path, struct aw_journal_state *st);
+int aw_journal_load(const char *path, uint64_t target_size, struct aw_journal_state *st);
 void aw_journal_state_free(struct aw_journal_state *st);
 
 #endif

@@ -18,6 +18,7 @@
 #include "tap.h"
 
 static char path[] = "/tmp/aw-test-journal-XXXXXX";
+static uint64_t target = 1ull << 61; /* the target's size verify passes */
 
 static void make_at(uint32_t block_size, uint64_t base)
 {
@@ -40,7 +41,7 @@ static void make(uint32_t block_size)
 static int load(void)
 {
 	struct aw_journal_state st;
-	int ret = aw_journal_load(path, &st);
+	int ret = aw_journal_load(path, target, &st);
 
 	if (!ret) {
 		ret = st.blocks[3].durable == 7 ? 0 : 2;
@@ -121,6 +122,14 @@ int main(void)
 	CHECK(load() == -1);
 	make_at(4096, 1ull << 40);
 	CHECK(load() == 0);
+
+	/* the blocks must fit in the target, checked before they are allocated */
+	make_at(4096, 4096); /* 8 blocks from 4k: 36k */
+	target = 36864;
+	CHECK(load() == 0);
+	target = 36863;
+	CHECK(load_says("the target is only 36863 bytes"));
+	target = 1ull << 61;
 
 	/* the header's fields are covered by its checksum */
 	make(4096);
