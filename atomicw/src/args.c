@@ -163,7 +163,10 @@ static int validate(struct aw_opts *o, char *err, size_t len)
 	if (o->blocks > AW_MAX_BYTES / AW_SECTOR)
 		return aw_errf(err, len, "--blocks %llu is too many",
 			    (unsigned long long)o->blocks);
-	if (o->cmd == AW_CMD_VERIFY && o->journal && !o->block_size)
+	if (o->cmd == AW_CMD_VERIFY && o->journal && o->geometry)
+		return aw_errf(err, len, "--%s comes from the journal: give --block-size, "
+			       "--blocks and --offset only without --journal", o->geometry);
+	if (o->cmd == AW_CMD_VERIFY && o->journal)
 		return 0; /* geometry comes from the journal */
 	if (!o->block_size)
 		return aw_errf(err, len, "--block-size is required");
@@ -244,6 +247,8 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 			return aw_errf(err, len, "option '%s' needs a value", argv[optind - 1]);
 		if (!(takes & (1u << o->cmd)))
 			return aw_errf(err, len, "'%s' does not take --%s", argv[0], name);
+		if (!o->geometry && (c == OPT_BS || c == OPT_BLOCKS || c == OPT_OFFSET))
+			o->geometry = name;
 		switch (c) {
 		case OPT_JOURNAL: o->journal = optarg; break;
 		case OPT_CSV: o->csv = optarg; break;

@@ -28,6 +28,7 @@ struct aw_opts {
 	const char *json;
 	const char *rounds_csv; /* bench: one row per round and mode */
 	const char *modes; /* bench: comma list of plain,atomic,doublewrite */
+	const char *geometry; /* the first of --block-size, --blocks, --offset given */
 	uint64_t block_size;
 	uint64_t blocks;   /* 0: as many as fit */
 	uint64_t offset;   /* byte offset of block 0 */

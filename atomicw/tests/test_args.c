@@ -71,6 +71,15 @@ int main(void)
 	CHECK(PARSE("write", "x", "-b", "16k", "-j", "j", "-t", "5x") == -1 &&
 	      said("not a duration"));
 	CHECK(PARSE("verify", "x", "--qd", "4") == -1 && said("does not take --qd"));
+	/* the journal says the geometry: options that would be ignored are refused */
+	CHECK(PARSE("verify", "x", "-j", "j", "-b", "4k") == -1 &&
+	      said("--block-size comes from the journal"));
+	CHECK(PARSE("verify", "x", "-n", "8", "--journal", "j") == -1 &&
+	      said("--blocks comes from the journal"));
+	CHECK(PARSE("verify", "x", "-j", "j", "-o", "0") == -1 &&
+	      said("--offset comes from the journal"));
+	CHECK(PARSE("verify", "x", "-b", "4k", "-n", "8", "-o", "8k") == 0 &&
+	      o.blocks == 8 && o.offset == 8192);
 	CHECK(PARSE("verify", "x", "--journal", "j", "--unit", "16k") == 0 && o.unit == 16384);
 	CHECK(PARSE("verify", "x", "--journal", "j", "--unit", "3000") == -1 &&
 	      said("--unit 3000 must be a power of two"));
