@@ -2,13 +2,16 @@
 /* atomicw advise: may this database directory drop its torn-page protection? */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "advise.h"
 #include "advise_facts.h"
 #include "cmds.h"
 #include "util.h"
+#include "where.h"
 
 static void print_text(FILE *f, const char *path, const struct aw_advise_in *in,
 		       const struct aw_advice *a)
@@ -105,12 +108,48 @@ static void print_json(FILE *f, const char *path, const struct aw_advise_in *in,
 	fputs("]}\n", f);
 }
 
+/*
+ * advise only reads: the JSON file may not be in the directory it judges,
+ * under any name (resolved with realpath; a file still to be made by its
+ * parent directory), nor a hard link of a file on that filesystem.
+ */
+static int json_outside(const char *dir, const char *json)
+{
+	char real[PATH_MAX], err[PATH_MAX + 64];
+	struct aw_where w;
+	struct stat dst;
+
+	if (!json || !strcmp(json, "-"))
+		return 0;
+	if (!realpath(dir, real) || stat(real, &dst)) {
+		fprintf(stderr, "atomicw advise: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	if (aw_where(json, &w, err, sizeof(err))) {
+		fprintf(stderr, "atomicw advise: --json: %s\n", err);
+		return -1;
+	}
+	if (aw_path_inside(real, w.real)) {
+		fprintf(stderr, "atomicw advise: --json %s is inside the data directory %s, "
+			"which advise only reads\n", w.real, real);
+		return -1;
+	}
+	if (w.exists && w.st.st_nlink > 1 && w.st.st_dev == dst.st_dev) {
+		fprintf(stderr, "atomicw advise: --json %s has other hard links on the filesystem "
+			"of %s: it may be a file of the data directory\n", w.real, real);
+		return -1;
+	}
+	return 0;
+}
+
 int aw_cmd_advise(const struct aw_opts *o)
 {
 	static struct aw_advise_in in;
 	static struct aw_advice a;
 	FILE *jf = NULL;
 
+	if (json_outside(o->path, o->json))
+		return 1;
 	if (aw_advise_gather(o->path, o->innodb ? AW_DB_INNODB : AW_DB_POSTGRES, o->page_size,
 			     o->direct, &in))
 		return 1;

@@ -196,7 +196,8 @@ static const char advise_help[] =
 "      --direct          innodb_flush_method=O_DIRECT (no RWF_ATOMIC: at best\n"
 "                        UNKNOWN), or\n"
 "      --buffered        innodb_flush_method=fsync (through the page cache)\n"
-"      --json FILE       also write the result as JSON ('-': JSON only, on stdout)\n"
+"      --json FILE       also write the result as JSON ('-': JSON only, on stdout);\n"
+"                        never inside DIR (resolved through symlinks)\n"
 "\n"
 "exit: 0 SAFE; 1 bad usage, DIR cannot be examined or the result cannot be\n"
 "written; 2 UNSAFE; 3 UNKNOWN.\n";
