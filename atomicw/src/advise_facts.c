@@ -55,6 +55,27 @@ static int probe_files(const char *dir, char out[][PATH_MAX], int max)
 	return 0;
 }
 
+/*
+ * Does dir hold any of the files that make it a database directory, as
+ * advise reads them: PostgreSQL's PG_VERSION (pg_controldata's version) or
+ * global/pg_control (the statx probe); InnoDB's system tablespace ibdata1
+ * (page size and probe), or the data dictionary or redo log of a server
+ * that keeps ibdata1 elsewhere.
+ */
+static int is_database_dir(const char *dir)
+{
+	static const char *const marks[] = { "PG_VERSION", "global/pg_control", "ibdata1",
+					     "mysql.ibd", "ib_logfile0", "#innodb_redo" };
+	char p[PATH_MAX];
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, marks[i]) < sizeof(p) &&
+		    !stat(p, &st) && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+			return 1;
+	return 0;
+}
+
 /* Append "name -> where" to list for each entry of dir/sub on another device. */
 static void other_devices(const char *dir, const char *sub, dev_t dev, char *list, size_t len)
 {
@@ -206,6 +227,12 @@ int aw_advise_gather(const char *path, enum aw_db db, uint64_t page, int direct,
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "atomicw advise: %s is not a directory\n", path);
+		return -1;
+	}
+	if (!is_database_dir(real)) {
+		fprintf(stderr, "atomicw advise: %s is neither a PostgreSQL data directory nor an "
+			"InnoDB one (no PG_VERSION, global/pg_control, ibdata1, mysql.ibd, "
+			"ib_logfile0 or #innodb_redo)\n", path);
 		return -1;
 	}
 	{

@@ -18,11 +18,12 @@ int aw_mountinfo_fstype(FILE *f, unsigned int maj, unsigned int min, const char 
 			char *fstype, size_t len);
 
 /*
- * Everything about path (a database directory, or a file in one): the
+ * Everything about path (a database directory): the
  * filesystem, statx of a file there, the device stack, the kernel's
  * untorn-buffered report, the page size (page, or pg_controldata for a
  * PostgreSQL directory, or the InnoDB default).  Writes nothing anywhere.
- * Prints an error and returns -1 if path cannot be examined.
+ * Prints an error and returns -1 if path cannot be examined or is neither
+ * a PostgreSQL nor an InnoDB data directory.
  */
 int aw_advise_gather(const char *path, enum aw_db db, uint64_t page, int direct,
 		     struct aw_advise_in *in);
