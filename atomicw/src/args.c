@@ -226,6 +226,10 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 		o->help = 1;
 		return 0;
 	}
+	if (!strcmp(argv[1], "--version")) {
+		o->version = 1;
+		return argc > 2 ? aw_errf(err, len, "unexpected argument '%s'", argv[2]) : 0;
+	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			o->cmd = cmds[i].cmd;

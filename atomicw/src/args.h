@@ -55,6 +55,7 @@ struct aw_opts {
 	int atomic;
 	int verbose;
 	int help;
+	int version;	   /* --version: print it and exit */
 };
 
 /*
@@ -65,5 +66,8 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t er
 
 /* Print the manual for cmd (AW_CMD_NONE: overview) to stdout. */
 void aw_usage(enum aw_cmd cmd);
+
+/* Print "atomicw VERSION (journal format N)" to stdout. */
+void aw_print_version(void);
 
 #endif

@@ -18,6 +18,10 @@ int main(int argc, char **argv)
 		aw_usage(o.cmd);
 		return 0;
 	}
+	if (o.version) {
+		aw_print_version();
+		return 0;
+	}
 	switch (o.cmd) {
 	case AW_CMD_INFO:
 		return aw_cmd_info(&o);

@@ -2,6 +2,8 @@
 #include <stdio.h>
 
 #include "args.h"
+#include "journal.h"
+#include "version.h"
 
 static const char overview[] =
 "usage: atomicw COMMAND [OPTIONS] PATH\n"
@@ -19,7 +21,7 @@ static const char overview[] =
 "  advise DIR    may this database directory turn off torn-page protection?\n"
 "\n"
 "Sizes take k, m, g suffixes (powers of 1024).  'atomicw COMMAND --help'\n"
-"describes each command.\n";
+"describes each command; 'atomicw --version' prints the version.\n";
 
 static const char info_help[] =
 "usage: atomicw info PATH\n"
@@ -214,4 +216,9 @@ void aw_usage(enum aw_cmd cmd)
 	};
 
 	fputs(text[cmd], stdout);
+}
+
+void aw_print_version(void)
+{
+	printf("atomicw %s (journal format %d)\n", AW_VERSION, AW_JOURNAL_VERSION);
 }
