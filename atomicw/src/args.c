@@ -91,6 +91,20 @@ static const unsigned int opt_cmds[] = {
 _Static_assert(sizeof(opt_cmds) / sizeof(opt_cmds[0]) ==
 	       sizeof(longopts) / sizeof(longopts[0]) - 1, "one entry per option");
 
+static enum aw_cmd find_cmd(const char *name)
+{
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(name, cmds[i].name))
+			return cmds[i].cmd;
+	return AW_CMD_NONE;
+}
+
+static int unknown_cmd(const char *name, char *err, size_t len)
+{
+	return aw_errf(err, len, "unknown command '%s' (info, write, verify, bench, probe, race "
+		       "or advise)", name);
+}
+
 static const char *opt_name(int val, unsigned int *cmds_out)
 {
 	for (size_t i = 0; longopts[i].name; i++) {
@@ -223,19 +237,21 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 	if (argc < 2)
 		return aw_errf(err, len, "missing command (info, write, verify, bench, probe, race or advise)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		/* help CMD: CMD's manual, as CMD --help prints it */
 		o->help = 1;
+		if (argc > 2 && (o->cmd = find_cmd(argv[2])) == AW_CMD_NONE)
+			return unknown_cmd(argv[2], err, len);
+		if (argc > 3)
+			return aw_errf(err, len, "unexpected argument '%s'", argv[3]);
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {
 		o->version = 1;
 		return argc > 2 ? aw_errf(err, len, "unexpected argument '%s'", argv[2]) : 0;
 	}
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			o->cmd = cmds[i].cmd;
+	o->cmd = find_cmd(argv[1]);
 	if (o->cmd == AW_CMD_NONE)
-		return aw_errf(err, len, "unknown command '%s' (info, write, verify, bench, probe, race or advise)",
-			    argv[1]);
+		return unknown_cmd(argv[1], err, len);
 
 	optind = 1;
 	opterr = 0;

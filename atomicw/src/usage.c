@@ -21,7 +21,8 @@ static const char overview[] =
 "  advise DIR    may this database directory turn off torn-page protection?\n"
 "\n"
 "Sizes take k, m, g suffixes (powers of 1024).  'atomicw COMMAND --help'\n"
-"describes each command; 'atomicw --version' prints the version.\n";
+"(or 'atomicw help COMMAND') describes each command; 'atomicw --version'\n"
+"prints the version.\n";
 
 static const char info_help[] =
 "usage: atomicw info PATH\n"

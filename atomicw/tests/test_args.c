@@ -31,6 +31,12 @@ int main(void)
 	CHECK(PARSE("verify", "/dev/x", "--journal", "/tmp/j") == 0);
 	CHECK(PARSE("bench", "f", "-b", "8k", "-t", "5", "--modes", "plain,atomic") == 0);
 	CHECK(PARSE("write", "--help") == 0 && o.help);
+	/* help CMD is CMD --help */
+	CHECK(PARSE("help", "write") == 0 && o.help && o.cmd == AW_CMD_WRITE);
+	CHECK(PARSE("--help", "advise") == 0 && o.help && o.cmd == AW_CMD_ADVISE);
+	CHECK(PARSE("help") == 0 && o.help && o.cmd == AW_CMD_NONE);
+	CHECK(PARSE("help", "frob") == -1 && said("unknown command 'frob'"));
+	CHECK(PARSE("help", "write", "x") == -1 && said("unexpected argument 'x'"));
 
 	CHECK(PARSE("frobnicate", "x") == -1 && said("unknown command"));
 	CHECK(PARSE("write", "-b", "16k", "-j", "j") == -1 && said("missing PATH"));
