@@ -99,6 +99,14 @@ static enum aw_cmd find_cmd(const char *name)
 	return AW_CMD_NONE;
 }
 
+const char *aw_cmd_name(enum aw_cmd cmd)
+{
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (cmds[i].cmd == cmd)
+			return cmds[i].name;
+	return NULL;
+}
+
 static int unknown_cmd(const char *name, char *err, size_t len)
 {
 	return aw_errf(err, len, "unknown command '%s' (info, write, verify, bench, probe, race "

@@ -64,6 +64,9 @@ struct aw_opts {
  */
 int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t errlen);
 
+/* The command's name as typed ("write"); NULL for AW_CMD_NONE. */
+const char *aw_cmd_name(enum aw_cmd cmd);
+
 /* Print the manual for cmd (AW_CMD_NONE: overview) to stdout. */
 void aw_usage(enum aw_cmd cmd);
 
