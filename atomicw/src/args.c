@@ -301,7 +301,15 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 		case OPT_UNIT: if (num(optarg, name, &o->unit, 1, err, len)) return -1; break;
 		case OPT_RACE_US: if (num(optarg, name, &o->race_us, 0, err, len)) return -1; break;
 		case OPT_HELP: o->help = 1; return 0;
-		case OPT_BS: if (num(optarg, name, &o->block_size, 1, err, len)) return -1; break;
+		case OPT_BS:
+			if (num(optarg, name, &o->block_size, 1, err, len))
+				return -1;
+			/* 0 would read as "not given" below */
+			if (!o->block_size)
+				return aw_errf(err, len, "--block-size 0 is invalid: %s",
+					       o->cmd == AW_CMD_PROBE ? "the write length is 1..1m" :
+					       "a power of two from 512 to 1m");
+			break;
 		case OPT_BLOCKS: if (num(optarg, name, &o->blocks, 0, err, len)) return -1; break;
 		case OPT_OFFSET: if (num(optarg, name, &o->offset, 1, err, len)) return -1; break;
 		case OPT_QD: if (num(optarg, name, &o->qd, 0, err, len)) return -1; break;

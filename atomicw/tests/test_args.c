@@ -44,6 +44,16 @@ int main(void)
 	CHECK(PARSE("write", "x", "-b", "256", "-j", "j") == -1 && said("power of two"));
 	CHECK(PARSE("write", "x", "-b", "16q", "-j", "j") == -1 && said("not a byte count"));
 	CHECK(PARSE("write", "x", "-b", "-16k", "-j", "j") == -1 && said("not a byte count"));
+	/* -b 0 is a bad value, not a missing option */
+	CHECK(PARSE("write", "x", "-b", "0", "-j", "j") == -1 && said("--block-size 0 is invalid") &&
+	      said("power of two") && !said("required"));
+	CHECK(PARSE("bench", "x", "-b", "0", "-c", "1") == -1 && said("--block-size 0 is invalid"));
+	CHECK(PARSE("verify", "x", "--block-size", "0") == -1 && said("--block-size 0 is invalid"));
+	CHECK(PARSE("race", "x", "-b", "0k", "-j", "j", "-c", "1") == -1 &&
+	      said("--block-size 0 is invalid"));
+	CHECK(PARSE("probe", "x", "-b", "0") == -1 && said("--block-size 0 is invalid") &&
+	      said("1..1m"));
+	CHECK(PARSE("write", "x", "-j", "j") == -1 && said("--block-size is required"));
 	CHECK(PARSE("race", "f", "-b", "16k", "-j", "j", "-t", "10", "--race-us", "4000") == 0 &&
 	      o.cmd == AW_CMD_RACE && o.race_us == 4000 && o.seconds == 10);
 	CHECK(PARSE("race", "f", "-b", "16k", "-j", "j") == -1 && said("--count or --time"));
