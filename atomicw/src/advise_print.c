@@ -27,10 +27,10 @@ void aw_advise_print_text(FILE *f, const char *path, const struct aw_advise_in *
 	for (int i = 0; i < in->stack.n; i++) {
 		const struct aw_layer *l = &in->stack.l[i];
 
-		fprintf(f, "  %*s%s (%s%s%s): logical block %" PRIu64 ", atomic %" PRIu64
-			"..%" PRIu64 "%s", 2 * l->depth, "", l->name, aw_layer_kind_name(l->kind),
-			l->detail[0] ? ", " : "", l->detail, l->lbs, l->awu_min, l->awu_max,
-			l->has_atomic ? "" : " (not reported)");
+		fprintf(f, "  %*s%s (%s%s%s): logical block %" PRIu64 ", physical block %" PRIu64
+			", atomic %" PRIu64 "..%" PRIu64 "%s", 2 * l->depth, "", l->name,
+			aw_layer_kind_name(l->kind), l->detail[0] ? ", " : "", l->detail, l->lbs,
+			l->pbs, l->awu_min, l->awu_max, l->has_atomic ? "" : " (not reported)");
 		if (l->kind == AW_LAYER_PART)
 			fprintf(f, ", starts at byte %" PRIu64, l->part_start);
 		if (l->chunk)
@@ -91,11 +91,12 @@ void aw_advise_print_json(FILE *f, const char *path, const struct aw_advise_in *
 		json_kv(f, "kind", aw_layer_kind_name(l->kind), 1);
 		json_kv(f, "detail", l->detail, 1);
 		fprintf(f, "\"depth\": %d, \"logical_block_size\": %" PRIu64
+			", \"physical_block_size\": %" PRIu64
 			", \"atomic_write_unit_min_bytes\": %" PRIu64
 			", \"atomic_write_unit_max_bytes\": %" PRIu64
 			", \"atomic_write_boundary_bytes\": %" PRIu64
 			", \"partition_start_bytes\": %" PRIu64 ", \"chunk_bytes\": %" PRIu64
-			", \"write_cache\": %d}", l->depth, l->lbs, l->awu_min, l->awu_max,
+			", \"write_cache\": %d}", l->depth, l->lbs, l->pbs, l->awu_min, l->awu_max,
 			l->aw_boundary, l->part_start, l->chunk, l->write_cache);
 	}
 	fputs("]}\n", f);
