@@ -229,10 +229,12 @@ int aw_advise_gather(const char *path, enum aw_db db, uint64_t page, int direct,
 		fprintf(stderr, "atomicw advise: %s is not a directory\n", path);
 		return -1;
 	}
-	if (!is_database_dir(real)) {
+	/* Any other directory is judged only for a page size the user names. */
+	if (!page && !is_database_dir(real)) {
 		fprintf(stderr, "atomicw advise: %s is neither a PostgreSQL data directory nor an "
 			"InnoDB one (no PG_VERSION, global/pg_control, ibdata1, mysql.ibd, "
-			"ib_logfile0 or #innodb_redo)\n", path);
+			"ib_logfile0 or #innodb_redo); for a tablespace, a WAL directory or an "
+			"empty filesystem, pass --page-size (and --innodb for InnoDB)\n", path);
 		return -1;
 	}
 	{

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# advise judges database directories: one that is neither a PostgreSQL data
-# directory (PG_VERSION or global/pg_control) nor an InnoDB one (ibdata1,
-# mysql.ibd, ib_logfile0 or #innodb_redo) is refused with one line, not
-# given a PostgreSQL verdict.  Either kind is judged, with or without
-# --innodb (the guest's advise test judges a PostgreSQL directory as InnoDB).
+# advise judges database directories: a PostgreSQL data directory
+# (PG_VERSION or global/pg_control) or an InnoDB one (ibdata1, mysql.ibd,
+# ib_logfile0 or #innodb_redo), with or without --innodb (the guest's
+# advise test judges a PostgreSQL directory as InnoDB).  Any other
+# directory (a tablespace, a WAL directory, an empty filesystem: advise's
+# own other-filesystems line and hostbench send users there) is judged only
+# for the page size --page-size names; without it, it is refused with one
+# line that says to pass --page-size.
 # shellcheck source=atomicw/tests/clilib.sh
 . "$(dirname "$0")/../clilib.sh"
 
@@ -26,7 +29,8 @@ echo 16 >"$scratch/pgv/PG_VERSION"
 
 for d in "$scratch/empty" /proc /; do
 	refuses "advise $d" "neither a PostgreSQL data directory nor an InnoDB one" advise "$d"
-	refuses "advise $d --innodb" "neither a PostgreSQL" advise "$d" --innodb --buffered
+	refuses "advise $d --innodb" "pass --page-size (and --innodb for InnoDB)" \
+		advise "$d" --innodb --buffered
 done
 run advise "$scratch/empty"
 check "a refusal is one line: $out" test "$(wc -l <<<"$out")" -eq 1
@@ -35,4 +39,10 @@ judged "global/pg_control" "$scratch/pgc"
 judged "ibdata1, --innodb" "$scratch/inno" --innodb --buffered
 judged "#innodb_redo, --innodb" "$scratch/redo" --innodb --direct
 judged "PostgreSQL as InnoDB" "$scratch/pgv" --innodb --buffered --page-size 16k
+
+# Any directory with the page size named.
+judged "an empty directory, --page-size 8k" "$scratch/empty" --page-size 8k
+check "judged for 8k: $out" grep -q "page-size .*8192 bytes (--page-size)" <<<"$out"
+judged "an empty directory, InnoDB" "$scratch/empty" --innodb --direct --page-size 16k
+check "judged for InnoDB: $out" grep -q "innodb_doublewrite" <<<"$out"
 cli_done
