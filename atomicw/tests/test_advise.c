@@ -403,6 +403,16 @@ static void test_more(void)
 	snprintf(in.fs.elsewhere, sizeof(in.fs.elsewhere), "pg_tblspc/16385 -> /mnt/ts");
 	aw_advise(&in, &a);
 	CHECK(a.verdict == AW_ADV_UNKNOWN && has(&a, "other-filesystems", AW_UNKNOWN, "/mnt/ts"));
+	/* A WAL directory is no database directory: advise there needs the page. */
+	CHECK(has(&a, "other-filesystems", AW_UNKNOWN, "there too, with --page-size 8192"));
+	in.db = AW_DB_INNODB;
+	aw_advise(&in, &a);
+	CHECK(has(&a, "other-filesystems", AW_UNKNOWN, "--page-size 8192 --innodb --buffered"));
+	in.db = AW_DB_POSTGRES;
+	in.page = 0;
+	aw_advise(&in, &a);
+	CHECK(has(&a, "other-filesystems", AW_UNKNOWN, "with --page-size P"));
+	in.page = 8192;
 	in.fs.elsewhere[0] = '\0';
 
 	in.fs.statx_err = EPERM;
