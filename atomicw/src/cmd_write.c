@@ -168,7 +168,8 @@ static uint64_t room(const struct aw_opts *o, uint64_t size)
 /*
  * Everything that can refuse the run is checked before the target is
  * created or grown (--create); only the atomic write limits need the file
- * itself, and a refusal there takes back what was made.
+ * itself, and a refusal there, or a failure to set up io_uring or the
+ * journal, takes back what was made.
  */
 static int setup(struct writer *w)
 {
@@ -221,11 +222,13 @@ static int setup(struct writer *w)
 	hdr.base = o->offset;
 	hdr.atomic = (uint32_t)o->atomic;
 	hdr.run_id = aw_new_run_id(&w->rng, w->gen, o->gen_base != 0);
-	if (aw_journal_create(&w->j, o->journal, &hdr))
+	/* The ring first: a run that cannot start leaves an earlier journal
+	 * as it was, not one whose END record says a run was complete. */
+	if (aw_ring_init(&w->ring, (unsigned int)w->qd + 1))
 		goto undo;
-	if (aw_ring_init(&w->ring, (unsigned int)w->qd + 1)) {
-		aw_journal_close(&w->j);
-		return 1;
+	if (aw_journal_create(&w->j, o->journal, &hdr)) {
+		aw_ring_exit(&w->ring);
+		goto undo;
 	}
 	return 0;
 undo:
