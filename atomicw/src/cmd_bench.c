@@ -262,7 +262,8 @@ static uint64_t data_pages(const struct aw_opts *o, uint64_t qd, uint64_t size)
 /*
  * The checks run before the target is created or grown and before the
  * output files are made; only the atomic write limits need the file, and a
- * refusal there takes back what --create made.
+ * refusal there, or a failure to set up io_uring, takes back what --create
+ * made.
  */
 int aw_cmd_bench(const struct aw_opts *o)
 {
@@ -283,15 +284,20 @@ int aw_cmd_bench(const struct aw_opts *o)
 		ret = 2;
 		goto undo;
 	}
-	if (open_out(&b.csv, o->csv) || open_out(&b.json, o->json) ||
-	    open_out(&b.rounds, o->rounds_csv))
-		goto undo;
-	if (b.rounds)
-		fprintf(b.rounds, "round,mode,block_size,writes,seconds,iops\n");
 	b.bufs = aw_alloc_aligned(b.qd * bs);
 	b.batch = calloc(b.qd, sizeof(*b.batch));
-	if (!b.bufs || !b.batch || aw_ring_init(&b.ring, (unsigned int)b.qd + 1))
-		goto out;
+	if (!b.bufs || !b.batch) {
+		fprintf(stderr, "atomicw: out of memory for a queue of %" PRIu64 "\n", b.qd);
+		goto undo;
+	}
+	/* The ring before the output files: a run that cannot start makes none. */
+	if (aw_ring_init(&b.ring, (unsigned int)b.qd + 1))
+		goto undo;
+	if (open_out(&b.csv, o->csv) || open_out(&b.json, o->json) ||
+	    open_out(&b.rounds, o->rounds_csv))
+		goto undo_ring;
+	if (b.rounds)
+		fprintf(b.rounds, "round,mode,block_size,writes,seconds,iops\n");
 	for (uint64_t i = 0; i < b.qd; i++)
 		aw_stamp_block(b.bufs + i * bs, (uint32_t)bs, 1, i, 1);
 	aw_rng_seed(&b.rng, o->seed);
@@ -314,6 +320,8 @@ int aw_cmd_bench(const struct aw_opts *o)
 out_ring:
 	aw_ring_exit(&b.ring);
 	goto out;
+undo_ring:
+	aw_ring_exit(&b.ring);
 undo:
 	aw_target_undo_create(&b.t);
 out:
