@@ -277,7 +277,8 @@ def host_main(rdir, report):
              f"{host['kernel_release']}, commit `{host['repo_commit']}`), started "
              f"{host['started']}.  Raw data: [`bench.csv`]({rel}/bench/bench.csv), "
              f"[`bench.json`]({rel}/bench.json).  This measures what full_page_writes=off gains "
-             "here, not whether it is safe: run `atomicw advise` on each filesystem for that.\n")
+             "here, not whether it is safe: run `atomicw advise MOUNT --page-size 8k` on each "
+             "filesystem for that.\n")
     L += top
     L.append("## What was compared\n")
     L.append("| configuration | filesystem block | device physical block | device atomic write "

@@ -316,10 +316,19 @@ void aw_advise(const struct aw_advise_in *in, struct aw_advice *a)
 	else
 		add(a, "page-size", AW_PASS, "the page is what must not tear",
 		    "%" PRIu64 " bytes (%s)", in->page, in->page_source);
-	if (fs->elsewhere[0])
+	if (fs->elsewhere[0]) {
+		/* A WAL directory holds no database marks: say what advise needs there. */
+		char opts[80], page[24] = "P";
+
+		if (in->page)
+			snprintf(page, sizeof(page), "%" PRIu64, in->page);
+		snprintf(opts, sizeof(opts), "--page-size %s%s", page,
+			 in->db == AW_DB_POSTGRES ? "" :
+			 in->buffered ? " --innodb --buffered" : " --innodb --direct");
 		add(a, "other-filesystems", AW_UNKNOWN,
 		    "the setting covers every page of the database, wherever it lives",
-		    "%s: run atomicw advise there too", fs->elsewhere);
+		    "%s: run atomicw advise there too, with %s", fs->elsewhere, opts);
+	}
 	if (in->page && fs->fs_block >= in->page && fs->fs_block % in->page == 0)
 		add(a, "block-holds-page", AW_PASS, "a page inside one block is written with it",
 		    "each %" PRIu64 "-byte page lies inside one %" PRIu64 "-byte block", in->page,

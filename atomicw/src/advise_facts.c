@@ -18,18 +18,52 @@
 #include "util.h"
 
 /*
+ * The first regular file in dir, or else in its subdirectories on the same
+ * filesystem, up to depth levels down (a PostgreSQL tablespace keeps its
+ * files in PG_16_202307071/DBOID/).  Returns 1 with the path in out.
+ */
+static int first_file(const char *dir, dev_t dev, int depth, char *out)
+{
+	struct dirent *e;
+	struct stat st;
+	int found = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return 0;
+	for (int pass = 0; pass < 2 && !found; pass++) {
+		rewinddir(d);
+		while (!found && (e = readdir(d))) {
+			char p[PATH_MAX];
+
+			if (e->d_name[0] == '.' ||
+			    (size_t)snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) >= sizeof(p) ||
+			    lstat(p, &st))
+				continue;
+			if (!pass && S_ISREG(st.st_mode)) {
+				memcpy(out, p, sizeof(p));
+				found = 1;
+			} else if (pass && depth && S_ISDIR(st.st_mode) && st.st_dev == dev) {
+				found = first_file(p, dev, depth - 1, out);
+			}
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/*
  * The regular files statx is asked about: the control file and a file in
  * the first database directory (PostgreSQL; realtime or DAX flags can be
- * inherited per directory), ibdata1 (InnoDB), or the first regular file.
+ * inherited per directory), ibdata1 (InnoDB), or the first regular file
+ * (two directory levels down at most: a tablespace's or a filesystem's).
  */
-static int probe_files(const char *dir, char out[][PATH_MAX], int max)
+static int probe_files(const char *dir, dev_t dev, char out[][PATH_MAX], int max)
 {
 	static const char *const known[] = { "global/pg_control", "base/1/PG_VERSION",
 					     "ibdata1" };
-	struct dirent *e;
 	struct stat st;
 	int n = 0;
-	DIR *d;
 
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]) && n < max; i++) {
 		if ((size_t)snprintf(out[n], PATH_MAX, "%s/%s", dir, known[i]) >= PATH_MAX)
@@ -37,22 +71,64 @@ static int probe_files(const char *dir, char out[][PATH_MAX], int max)
 		if (lstat(out[n], &st) == 0 && S_ISREG(st.st_mode))
 			n++;
 	}
-	if (n)
-		return n;
-	d = opendir(dir);
+	return n ? n : first_file(dir, dev, 2, out[0]);
+}
+
+/* PG_<major>_<catversion>, as in PG_16_202307071 or PG_9.6_201608131. */
+static int is_pg_version_dir(const char *name)
+{
+	size_t v, c;
+
+	if (strncmp(name, "PG_", 3))
+		return 0;
+	v = strspn(name + 3, "0123456789.");
+	if (!v || name[3 + v] != '_')
+		return 0;
+	c = strspn(name + 4 + v, "0123456789");
+	return c && !name[4 + v + c];
+}
+
+/*
+ * A PostgreSQL tablespace directory (where pg_tblspc/OID points): the
+ * server keeps a PG_<major>_<catversion> directory there for its files.
+ */
+static int is_pg_tablespace(const char *dir)
+{
+	char p[PATH_MAX];
+	struct dirent *e;
+	struct stat st;
+	int found = 0;
+	DIR *d = opendir(dir);
+
 	if (!d)
-		return -1;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' ||
-		    (size_t)snprintf(out[0], PATH_MAX, "%s/%s", dir, e->d_name) >= PATH_MAX)
-			continue;
-		if (lstat(out[0], &st) == 0 && S_ISREG(st.st_mode)) {
-			closedir(d);
-			return 1;
-		}
-	}
+		return 0;
+	while (!found && (e = readdir(d)))
+		found = is_pg_version_dir(e->d_name) &&
+			(size_t)snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) < sizeof(p) &&
+			!stat(p, &st) && S_ISDIR(st.st_mode);
 	closedir(d);
-	return 0;
+	return found;
+}
+
+/*
+ * Does dir hold any of the files that make it a database directory, as
+ * advise reads them: PostgreSQL's PG_VERSION (pg_controldata's version) or
+ * global/pg_control (the statx probe), or a tablespace's PG_16_... directory;
+ * InnoDB's system tablespace ibdata1 (page size and probe), or the data
+ * dictionary or redo log of a server that keeps ibdata1 elsewhere.
+ */
+static int is_database_dir(const char *dir)
+{
+	static const char *const marks[] = { "PG_VERSION", "global/pg_control", "ibdata1",
+					     "mysql.ibd", "ib_logfile0", "#innodb_redo" };
+	char p[PATH_MAX];
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, marks[i]) < sizeof(p) &&
+		    !stat(p, &st) && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+			return 1;
+	return is_pg_tablespace(dir);
 }
 
 /* Append "name -> where" to list for each entry of dir/sub on another device. */
@@ -136,9 +212,9 @@ static void ask_statx(const char *dir, const struct stat *dst, struct aw_fs_fact
 {
 	static char probes[3][PATH_MAX];
 	struct aw_statx stx;
-	int n = probe_files(dir, probes, 3);
+	int n = probe_files(dir, dst->st_dev, probes, 3);
 
-	fs->probes = n > 0 ? n : 0;
+	fs->probes = n;
 	for (int i = 0; i < n; i++) {
 		struct aw_fs_facts one = { 0 };
 		struct stat st;
@@ -206,6 +282,15 @@ int aw_advise_gather(const char *path, enum aw_db db, uint64_t page, int direct,
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "atomicw advise: %s is not a directory\n", path);
+		return -1;
+	}
+	/* Any other directory is judged only for a page size the user names. */
+	if (!page && !is_database_dir(real)) {
+		fprintf(stderr, "atomicw advise: %s is neither a PostgreSQL data directory or "
+			"tablespace nor an InnoDB data directory (no PG_VERSION, global/pg_control, "
+			"PG_<version>_<catversion>, ibdata1, mysql.ibd, ib_logfile0 or "
+			"#innodb_redo); for another tablespace, a WAL directory or an empty "
+			"filesystem, pass --page-size (and --innodb for InnoDB)\n", path);
 		return -1;
 	}
 	{

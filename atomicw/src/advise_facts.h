@@ -18,11 +18,13 @@ int aw_mountinfo_fstype(FILE *f, unsigned int maj, unsigned int min, const char 
 			char *fstype, size_t len);
 
 /*
- * Everything about path (a database directory, or a file in one): the
- * filesystem, statx of a file there, the device stack, the kernel's
- * untorn-buffered report, the page size (page, or pg_controldata for a
- * PostgreSQL directory, or the InnoDB default).  Writes nothing anywhere.
- * Prints an error and returns -1 if path cannot be examined.
+ * Everything about path (a database directory, or with page any other
+ * directory): the filesystem, statx of a file there, the device stack, the
+ * kernel's untorn-buffered report, the page size (page, or pg_controldata
+ * for a PostgreSQL directory, or ibdata1's flags for an InnoDB one).
+ * Writes nothing anywhere.  Prints an error and returns -1 if path cannot
+ * be examined, or if page is 0 and path is neither a PostgreSQL data
+ * directory or tablespace nor an InnoDB data directory.
  */
 int aw_advise_gather(const char *path, enum aw_db db, uint64_t page, int direct,
 		     struct aw_advise_in *in);

@@ -29,6 +29,7 @@ enum {
 	OPT_CREATE = 256, OPT_CSV, OPT_JSON, OPT_MODES, OPT_ROUNDS, OPT_GEN_BASE,
 	OPT_IOVECS, OPT_BUFFERED, OPT_URING, OPT_UNIT, OPT_RACE_US, OPT_APPEND,
 	OPT_FAULT_TAIL, OPT_RIVAL, OPT_ROUNDS_CSV, OPT_PAGE_SIZE, OPT_INNODB, OPT_DIRECT,
+	OPT_JOURNAL_SAME_DEV,
 };
 
 #define C_W (1u << AW_CMD_WRITE)
@@ -70,6 +71,7 @@ static const struct option longopts[] = {
 	{ "page-size", required_argument, NULL, OPT_PAGE_SIZE },
 	{ "innodb", no_argument, NULL, OPT_INNODB },
 	{ "direct", no_argument, NULL, OPT_DIRECT },
+	{ "journal-same-device", no_argument, NULL, OPT_JOURNAL_SAME_DEV },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -83,10 +85,33 @@ static const unsigned int opt_cmds[] = {
 	C_P, C_P | C_A, C_P, C_V, C_R,
 	C_P, C_P, C_P,
 	C_A, C_A, C_A,
+	C_W | C_R,
 };
 
 _Static_assert(sizeof(opt_cmds) / sizeof(opt_cmds[0]) ==
 	       sizeof(longopts) / sizeof(longopts[0]) - 1, "one entry per option");
+
+static enum aw_cmd find_cmd(const char *name)
+{
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(name, cmds[i].name))
+			return cmds[i].cmd;
+	return AW_CMD_NONE;
+}
+
+const char *aw_cmd_name(enum aw_cmd cmd)
+{
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (cmds[i].cmd == cmd)
+			return cmds[i].name;
+	return NULL;
+}
+
+static int unknown_cmd(const char *name, char *err, size_t len)
+{
+	return aw_errf(err, len, "unknown command '%s' (info, write, verify, bench, probe, race "
+		       "or advise)", name);
+}
 
 static const char *opt_name(int val, unsigned int *cmds_out)
 {
@@ -160,7 +185,10 @@ static int validate(struct aw_opts *o, char *err, size_t len)
 	if (o->blocks > AW_MAX_BYTES / AW_SECTOR)
 		return aw_errf(err, len, "--blocks %llu is too many",
 			    (unsigned long long)o->blocks);
-	if (o->cmd == AW_CMD_VERIFY && o->journal && !o->block_size)
+	if (o->cmd == AW_CMD_VERIFY && o->journal && o->geometry)
+		return aw_errf(err, len, "--%s comes from the journal: give --block-size, "
+			       "--blocks and --offset only without --journal", o->geometry);
+	if (o->cmd == AW_CMD_VERIFY && o->journal)
 		return 0; /* geometry comes from the journal */
 	if (!o->block_size)
 		return aw_errf(err, len, "--block-size is required");
@@ -217,15 +245,21 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 	if (argc < 2)
 		return aw_errf(err, len, "missing command (info, write, verify, bench, probe, race or advise)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		/* help CMD: CMD's manual, as CMD --help prints it */
 		o->help = 1;
+		if (argc > 2 && (o->cmd = find_cmd(argv[2])) == AW_CMD_NONE)
+			return unknown_cmd(argv[2], err, len);
+		if (argc > 3)
+			return aw_errf(err, len, "unexpected argument '%s'", argv[3]);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			o->cmd = cmds[i].cmd;
+	if (!strcmp(argv[1], "--version")) {
+		o->version = 1;
+		return argc > 2 ? aw_errf(err, len, "unexpected argument '%s'", argv[2]) : 0;
+	}
+	o->cmd = find_cmd(argv[1]);
 	if (o->cmd == AW_CMD_NONE)
-		return aw_errf(err, len, "unknown command '%s' (info, write, verify, bench, probe, race or advise)",
-			    argv[1]);
+		return unknown_cmd(argv[1], err, len);
 
 	optind = 1;
 	opterr = 0;
@@ -241,6 +275,8 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 			return aw_errf(err, len, "option '%s' needs a value", argv[optind - 1]);
 		if (!(takes & (1u << o->cmd)))
 			return aw_errf(err, len, "'%s' does not take --%s", argv[0], name);
+		if (!o->geometry && (c == OPT_BS || c == OPT_BLOCKS || c == OPT_OFFSET))
+			o->geometry = name;
 		switch (c) {
 		case OPT_JOURNAL: o->journal = optarg; break;
 		case OPT_CSV: o->csv = optarg; break;
@@ -256,6 +292,7 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 		case OPT_RIVAL: o->rival = 1; break;
 		case OPT_INNODB: o->innodb = 1; break;
 		case OPT_DIRECT: o->direct = 1; break;
+		case OPT_JOURNAL_SAME_DEV: o->journal_same_dev = 1; break;
 		case OPT_PAGE_SIZE:
 			if (num(optarg, name, &o->page_size, 1, err, len))
 				return -1;
@@ -264,7 +301,15 @@ int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t le
 		case OPT_UNIT: if (num(optarg, name, &o->unit, 1, err, len)) return -1; break;
 		case OPT_RACE_US: if (num(optarg, name, &o->race_us, 0, err, len)) return -1; break;
 		case OPT_HELP: o->help = 1; return 0;
-		case OPT_BS: if (num(optarg, name, &o->block_size, 1, err, len)) return -1; break;
+		case OPT_BS:
+			if (num(optarg, name, &o->block_size, 1, err, len))
+				return -1;
+			/* 0 would read as "not given" below */
+			if (!o->block_size)
+				return aw_errf(err, len, "--block-size 0 is invalid: %s",
+					       o->cmd == AW_CMD_PROBE ? "the write length is 1..1m" :
+					       "a power of two from 512 to 1m");
+			break;
 		case OPT_BLOCKS: if (num(optarg, name, &o->blocks, 0, err, len)) return -1; break;
 		case OPT_OFFSET: if (num(optarg, name, &o->offset, 1, err, len)) return -1; break;
 		case OPT_QD: if (num(optarg, name, &o->qd, 0, err, len)) return -1; break;

@@ -28,6 +28,7 @@ struct aw_opts {
 	const char *json;
 	const char *rounds_csv; /* bench: one row per round and mode */
 	const char *modes; /* bench: comma list of plain,atomic,doublewrite */
+	const char *geometry; /* the first of --block-size, --blocks, --offset given */
 	uint64_t block_size;
 	uint64_t blocks;   /* 0: as many as fit */
 	uint64_t offset;   /* byte offset of block 0 */
@@ -50,9 +51,11 @@ struct aw_opts {
 	int append;	   /* probe: open with O_APPEND */
 	int fault_tail;	   /* probe: the buffer's last page is PROT_NONE */
 	int rival;	   /* probe: --count writes while a child dirties the range */
+	int journal_same_dev; /* write, race: the journal may share the target's device */
 	int atomic;
 	int verbose;
 	int help;
+	int version;	   /* --version: print it and exit */
 };
 
 /*
@@ -61,7 +64,13 @@ struct aw_opts {
  */
 int aw_parse_args(int argc, char **argv, struct aw_opts *o, char *err, size_t errlen);
 
+/* The command's name as typed ("write"); NULL for AW_CMD_NONE. */
+const char *aw_cmd_name(enum aw_cmd cmd);
+
 /* Print the manual for cmd (AW_CMD_NONE: overview) to stdout. */
 void aw_usage(enum aw_cmd cmd);
+
+/* Print "atomicw VERSION (journal format N)" to stdout. */
+void aw_print_version(void);
 
 #endif

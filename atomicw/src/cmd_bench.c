@@ -243,37 +243,61 @@ static int report(struct bench *b)
 	return ret;
 }
 
+/* The data area's pages in size bytes (o->blocks, or 3/4 of what is there),
+ * with room for the doublewrite area after it; 0 if they do not fit. */
+static uint64_t data_pages(const struct aw_opts *o, uint64_t qd, uint64_t size)
+{
+	uint64_t bs = o->block_size, pages = o->blocks;
+
+	if (!pages && size > o->offset)
+		pages = (size - o->offset) / bs * 3 / 4;
+	if (pages < qd || o->offset > size || pages + qd > (size - o->offset) / bs) {
+		fprintf(stderr, "atomicw: %s is too small for %" PRIu64 " pages plus a %" PRIu64
+			"-page doublewrite area of %" PRIu64 " bytes\n", o->path, pages, qd, bs);
+		return 0;
+	}
+	return pages;
+}
+
+/*
+ * The checks run before the target is created or grown and before the
+ * output files are made; only the atomic write limits need the file, and a
+ * refusal there, or a failure to set up io_uring, takes back what --create
+ * made.
+ */
 int aw_cmd_bench(const struct aw_opts *o)
 {
 	struct bench b = { .o = o };
-	uint64_t bs = o->block_size;
+	uint64_t bs = o->block_size, size;
 	int ret = 1;
 
 	b.t.fd = -1;
-	if (parse_modes(&b, o->modes) || open_out(&b.csv, o->csv) ||
-	    open_out(&b.json, o->json) || open_out(&b.rounds, o->rounds_csv) ||
-	    aw_target_open(&b.t, o->path, O_WRONLY, o->create))
-		goto out;
 	b.qd = o->qd > 1024 ? 1024 : o->qd;
-	b.pages = o->blocks;
-	if (!b.pages && b.t.size > o->offset)
-		b.pages = (b.t.size - o->offset) / bs * 3 / 4;
-	if (b.pages < b.qd || o->offset + (b.pages + b.qd) * bs > b.t.size) {
-		fprintf(stderr, "atomicw: %s is too small for %" PRIu64 " pages plus a %" PRIu64
-			"-page doublewrite area of %" PRIu64 " bytes\n", o->path, b.pages, b.qd, bs);
+	if (parse_modes(&b, o->modes) || aw_target_size_ahead(o->path, o->create, &size) ||
+	    !data_pages(o, b.qd, size) || aw_target_open(&b.t, o->path, O_WRONLY, o->create))
 		goto out;
-	}
+	b.pages = data_pages(o, b.qd, b.t.size);
+	if (!b.pages)
+		goto undo;
 	if (b.r[M_ATOMIC].enabled && !aw_target_atomic_ok(&b.t, (uint32_t)bs)) {
 		aw_explain_write_error(&b.t, EOPNOTSUPP, o->offset, (uint32_t)bs, 1);
 		ret = 2;
-		goto out;
+		goto undo;
 	}
-	if (b.rounds)
-		fprintf(b.rounds, "round,mode,block_size,writes,seconds,iops\n");
 	b.bufs = aw_alloc_aligned(b.qd * bs);
 	b.batch = calloc(b.qd, sizeof(*b.batch));
-	if (!b.bufs || !b.batch || aw_ring_init(&b.ring, (unsigned int)b.qd + 1))
-		goto out;
+	if (!b.bufs || !b.batch) {
+		fprintf(stderr, "atomicw: out of memory for a queue of %" PRIu64 "\n", b.qd);
+		goto undo;
+	}
+	/* The ring before the output files: a run that cannot start makes none. */
+	if (aw_ring_init(&b.ring, (unsigned int)b.qd + 1))
+		goto undo;
+	if (open_out(&b.csv, o->csv) || open_out(&b.json, o->json) ||
+	    open_out(&b.rounds, o->rounds_csv))
+		goto undo_ring;
+	if (b.rounds)
+		fprintf(b.rounds, "round,mode,block_size,writes,seconds,iops\n");
 	for (uint64_t i = 0; i < b.qd; i++)
 		aw_stamp_block(b.bufs + i * bs, (uint32_t)bs, 1, i, 1);
 	aw_rng_seed(&b.rng, o->seed);
@@ -295,6 +319,11 @@ int aw_cmd_bench(const struct aw_opts *o)
 	b.rounds = NULL;
 out_ring:
 	aw_ring_exit(&b.ring);
+	goto out;
+undo_ring:
+	aw_ring_exit(&b.ring);
+undo:
+	aw_target_undo_create(&b.t);
 out:
 	for (int m = 0; m < M_NR; m++)
 		aw_samples_free(&b.r[m].lat);

@@ -25,6 +25,7 @@
 
 #include "cmds.h"
 #include "journal.h"
+#include "journal_place.h"
 #include "stamp.h"
 #include "stats.h"
 #include "util.h"
@@ -130,8 +131,13 @@ int aw_cmd_race(const struct aw_opts *o)
 	struct racer r = { .o = o, .half = o->block_size / 2 };
 	struct aw_journal_hdr hdr = { .magic = AW_JOURNAL_MAGIC };
 	struct stat st;
+	char err[512];
 	int ret = 1;
 
+	if (aw_journal_check_place(o->path, o->journal, o->journal_same_dev, err, sizeof(err))) {
+		fprintf(stderr, "atomicw race: %s\n", err);
+		return 1;
+	}
 	r.fd = open(o->path, O_RDWR);
 	if (r.fd < 0) {
 		fail("cannot open", o->path);

@@ -42,9 +42,11 @@ int aw_cmd_verify(const struct aw_opts *o)
 	unsigned char *buf = NULL;
 	int have_journal = o->journal != NULL, ret = 1;
 
-	if (have_journal && aw_journal_load(o->journal, &js))
-		return 1;
 	if (aw_target_open(&t, o->path, O_RDONLY, 0))
+		return 1;
+	/* The target's size first: the journal's blocks are checked against it
+	 * before any memory is taken for them. */
+	if (have_journal && aw_journal_load(o->journal, t.size, &js))
 		goto out;
 	bs = have_journal ? js.hdr.block_size : o->block_size;
 	run = have_journal ? js.hdr.run_id : AW_RUN_ANY;
@@ -52,7 +54,7 @@ int aw_cmd_verify(const struct aw_opts *o)
 	nblocks = have_journal ? js.hdr.nblocks : o->blocks;
 	if (!nblocks && t.size > base)
 		nblocks = (t.size - base) / bs;
-	if (!nblocks || base + nblocks * bs > t.size) {
+	if (!nblocks || base > t.size || nblocks > (t.size - base) / bs) {
 		fprintf(stderr, "atomicw: %s (%" PRIu64 " bytes) is smaller than %" PRIu64
 			" blocks of %" PRIu64 " at %" PRIu64 "\n", o->path, t.size, nblocks, bs,
 			base);

@@ -10,6 +10,7 @@
 #include "cmds.h"
 #include "explain.h"
 #include "journal.h"
+#include "journal_place.h"
 #include "ring.h"
 #include "stamp.h"
 #include "target.h"
@@ -148,28 +149,54 @@ static int run(struct writer *w)
 	return 0;
 }
 
+/* The blocks that fit in size bytes (o->blocks, or all); 0 if none or too few. */
+static uint64_t room(const struct aw_opts *o, uint64_t size)
+{
+	uint64_t n = o->blocks;
+
+	if (!n && size > o->offset)
+		n = (size - o->offset) / o->block_size;
+	if (!n || o->offset > size || n > (size - o->offset) / o->block_size) {
+		fprintf(stderr, "atomicw: %s (%" PRIu64 " bytes) has no room for %" PRIu64
+			" blocks of %" PRIu64 " at offset %" PRIu64 "\n", o->path, size, n,
+			o->block_size, o->offset);
+		return 0;
+	}
+	return n;
+}
+
+/*
+ * Everything that can refuse the run is checked before the target is
+ * created or grown (--create); only the atomic write limits need the file
+ * itself, and a refusal there, or a failure to set up io_uring or the
+ * journal, takes back what was made.
+ */
 static int setup(struct writer *w)
 {
 	const struct aw_opts *o = w->o;
 	struct aw_journal_hdr hdr = { .magic = AW_JOURNAL_MAGIC };
 	struct timespec now;
+	uint64_t size;
+	char err[512];
+	int ret = 1;
 
-	if (aw_target_open(&w->t, o->path, O_WRONLY, o->create))
-		return 1;
-	w->nblocks = o->blocks;
-	if (!w->nblocks && w->t.size > o->offset)
-		w->nblocks = (w->t.size - o->offset) / o->block_size;
-	if (!w->nblocks || o->offset + w->nblocks * o->block_size > w->t.size) {
-		fprintf(stderr, "atomicw: %s (%" PRIu64 " bytes) has no room for %" PRIu64
-			" blocks of %" PRIu64 " at offset %" PRIu64 "\n", o->path, w->t.size,
-			w->nblocks, o->block_size, o->offset);
+	if (aw_journal_check_place(o->path, o->journal, o->journal_same_dev, err, sizeof(err))) {
+		fprintf(stderr, "atomicw: %s\n", err);
 		return 1;
 	}
+	if (aw_target_size_ahead(o->path, o->create, &size) || !room(o, size))
+		return 1;
+	if (aw_target_open(&w->t, o->path, O_WRONLY, o->create))
+		return 1;
+	w->nblocks = room(o, w->t.size); /* again: the file may have changed since */
+	if (!w->nblocks)
+		goto undo;
 	if (o->atomic && !aw_target_atomic_ok(&w->t, (uint32_t)o->block_size)) {
 		aw_explain_write_error(&w->t, w->t.stx.attributes & AW_STATX_ATTR_WRITE_ATOMIC ?
 				       EINVAL : EOPNOTSUPP, o->offset,
 				       (uint32_t)o->block_size, 1);
-		return 2;
+		ret = 2;
+		goto undo;
 	}
 	w->qd = o->qd < w->nblocks ? o->qd : w->nblocks;
 	w->slot_block = calloc(w->qd, sizeof(uint64_t));
@@ -179,7 +206,7 @@ static int setup(struct writer *w)
 	w->bufs = aw_alloc_aligned(w->qd * o->block_size);
 	if (!w->slot_block || !w->slot_gen || !w->free_slots || !w->busy || !w->bufs) {
 		fprintf(stderr, "atomicw: out of memory for %" PRIu64 " blocks\n", w->nblocks);
-		return 1;
+		goto undo;
 	}
 	for (unsigned int i = 0; i < w->qd; i++)
 		w->free_slots[w->nfree++] = i;
@@ -195,13 +222,18 @@ static int setup(struct writer *w)
 	hdr.base = o->offset;
 	hdr.atomic = (uint32_t)o->atomic;
 	hdr.run_id = aw_new_run_id(&w->rng, w->gen, o->gen_base != 0);
-	if (aw_journal_create(&w->j, o->journal, &hdr))
-		return 1;
-	if (aw_ring_init(&w->ring, (unsigned int)w->qd + 1)) {
-		aw_journal_close(&w->j);
-		return 1;
+	/* The ring first: a run that cannot start leaves an earlier journal
+	 * as it was, not one whose END record says a run was complete. */
+	if (aw_ring_init(&w->ring, (unsigned int)w->qd + 1))
+		goto undo;
+	if (aw_journal_create(&w->j, o->journal, &hdr)) {
+		aw_ring_exit(&w->ring);
+		goto undo;
 	}
 	return 0;
+undo:
+	aw_target_undo_create(&w->t);
+	return ret;
 }
 
 int aw_cmd_write(const struct aw_opts *o)

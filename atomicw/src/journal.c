@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "stamp.h"
 #include "util.h"
 
 uint32_t aw_rec_csum(uint64_t run_id, uint64_t index, const struct aw_rec *r)
@@ -20,9 +21,21 @@ uint32_t aw_rec_csum(uint64_t run_id, uint64_t index, const struct aw_rec *r)
 	return (uint32_t)(z ^ (z >> 32));
 }
 
+uint32_t aw_journal_hdr_csum(const struct aw_journal_hdr *h)
+{
+	struct aw_journal_hdr c = *h;
+
+	c.csum = 0;
+	return aw_crc32c(0, &c, sizeof(c));
+}
+
 int aw_journal_create(struct aw_journal *j, const char *path,
 		      const struct aw_journal_hdr *hdr)
 {
+	struct aw_journal_hdr h = *hdr;
+
+	h.magic = AW_JOURNAL_MAGIC;
+	h.csum = aw_journal_hdr_csum(&h);
 	j->path = path;
 	j->run_id = hdr->run_id;
 	j->nrecs = 0;
@@ -32,8 +45,17 @@ int aw_journal_create(struct aw_journal *j, const char *path,
 			strerror(errno));
 		return -1;
 	}
-	if (fwrite(hdr, sizeof(*hdr), 1, j->f) != 1 || aw_journal_sync(j))
+	if (fwrite(&h, sizeof(h), 1, j->f) != 1) {
+		fprintf(stderr, "atomicw: writing journal %s: %s\n", path, strerror(errno));
+		fclose(j->f);
+		j->f = NULL;
 		return -1;
+	}
+	if (aw_journal_sync(j)) {
+		fclose(j->f);
+		j->f = NULL;
+		return -1;
+	}
 	return 0;
 }
 
@@ -137,21 +159,44 @@ int aw_journal_apply(struct aw_journal_state *st, struct aw_pending *p,
 	return 0;
 }
 
-static int bad_header(const struct aw_journal_hdr *h)
+/*
+ * Why the header cannot be used, or NULL: not a journal, another format
+ * version, a checksum mismatch, or fields outside the bounds the options
+ * have (2^60 bytes of blocks from an offset of at most 2^60, so that
+ * base + nblocks * block_size cannot wrap).
+ */
+static const char *bad_header(const struct aw_journal_hdr *h, char *why, size_t len)
 {
-	return h->magic != AW_JOURNAL_MAGIC || !aw_is_pow2(h->block_size) ||
-	       h->block_size < 512 || h->block_size > (1u << 20) || !h->nblocks ||
-	       h->nblocks > (1ull << 60) / h->block_size || h->base % h->block_size ||
-	       h->atomic > 1;
+	unsigned int version = h->magic >> 24;
+
+	if ((h->magic & 0xffffffu) != AW_JOURNAL_MAGIC_BASE || version < '0' || version > '9')
+		return "it is not an atomicw journal";
+	if (h->magic != AW_JOURNAL_MAGIC) {
+		snprintf(why, len, "it is in journal format version %c, and this atomicw reads "
+			 "only version %d (%s)", version, AW_JOURNAL_VERSION,
+			 version - '0' < AW_JOURNAL_VERSION ?
+			 "an older atomicw wrote it: verify with that one, or write again" :
+			 "a newer atomicw wrote it");
+		return why;
+	}
+	if (h->csum != aw_journal_hdr_csum(h))
+		return "its header is damaged (checksum mismatch)";
+	if (!aw_is_pow2(h->block_size) || h->block_size < 512 || h->block_size > (1u << 20) ||
+	    !h->nblocks || h->nblocks > (1ull << 60) / h->block_size ||
+	    h->base % h->block_size || h->base > (1ull << 60) || h->atomic > 1)
+		return "its header holds impossible values";
+	return NULL;
 }
 
-int aw_journal_load(const char *path, struct aw_journal_state *st)
+int aw_journal_load(const char *path, uint64_t target_size, struct aw_journal_state *st)
 {
 	FILE *f = fopen(path, "r");
 	struct aw_pending pending = { 0 };
 	struct aw_rec r;
 	struct stat sb;
 	uint64_t nrecs, i;
+	const char *bad;
+	char why[200];
 	int ret = -1;
 
 	memset(st, 0, sizeof(*st));
@@ -164,9 +209,14 @@ int aw_journal_load(const char *path, struct aw_journal_state *st)
 		fprintf(stderr, "atomicw: cannot stat journal %s: %s\n", path, strerror(errno));
 		goto out;
 	}
-	if (fread(&st->hdr, sizeof(st->hdr), 1, f) != 1 || bad_header(&st->hdr)) {
-		fprintf(stderr, "atomicw: %s is not an atomicw journal (or its header is damaged)\n",
-			path);
+	if (fread(&st->hdr, sizeof(st->hdr), 1, f) != 1) {
+		fprintf(stderr, "atomicw: journal %s: %s\n", path, ferror(f) ? strerror(errno) :
+			"shorter than a header: it is not an atomicw journal");
+		goto out;
+	}
+	bad = bad_header(&st->hdr, why, sizeof(why));
+	if (bad) {
+		fprintf(stderr, "atomicw: journal %s: %s\n", path, bad);
 		goto out;
 	}
 	if (((uint64_t)sb.st_size - sizeof(st->hdr)) % sizeof(r)) {
@@ -175,6 +225,14 @@ int aw_journal_load(const char *path, struct aw_journal_state *st)
 		goto out;
 	}
 	nrecs = ((uint64_t)sb.st_size - sizeof(st->hdr)) / sizeof(r);
+	if (st->hdr.base > target_size ||
+	    st->hdr.nblocks > (target_size - st->hdr.base) / st->hdr.block_size) {
+		fprintf(stderr, "atomicw: journal %s covers %llu blocks of %u bytes from byte %llu: "
+			"the target is only %llu bytes\n", path,
+			(unsigned long long)st->hdr.nblocks, st->hdr.block_size,
+			(unsigned long long)st->hdr.base, (unsigned long long)target_size);
+		goto out;
+	}
 	st->blocks = calloc(st->hdr.nblocks, sizeof(*st->blocks));
 	if (!st->blocks) {
 		fprintf(stderr, "atomicw: no memory for %llu journal blocks\n",

@@ -10,7 +10,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define AW_JOURNAL_MAGIC 0x324a5741u /* "AWJ2" */
+/*
+ * "AWJ" and the format version as one ASCII digit.  Version 3 added the
+ * header checksum; the loader names any other version instead of calling
+ * the file damaged.
+ */
+#define AW_JOURNAL_VERSION 3
+#define AW_JOURNAL_MAGIC_BASE 0x004a5741u /* "AWJ\0" */
+#define AW_JOURNAL_MAGIC (AW_JOURNAL_MAGIC_BASE | ('0' + AW_JOURNAL_VERSION) << 24)
 
 enum aw_rec_type {
 	AW_REC_SUBMIT = 1, /* a write of (block, gen) was submitted */
@@ -25,7 +32,7 @@ struct aw_journal_hdr {
 	uint64_t nblocks;
 	uint64_t base; /* byte offset of block 0 in the target */
 	uint32_t atomic;
-	uint32_t pad;
+	uint32_t csum;	 /* crc32c of the header with this field zero */
 	uint64_t run_id; /* random per run: salts every record's checksum */
 };
 
@@ -48,7 +55,10 @@ struct aw_journal {
 };
 
 uint32_t aw_rec_csum(uint64_t run_id, uint64_t index, const struct aw_rec *r);
+uint32_t aw_journal_hdr_csum(const struct aw_journal_hdr *h);
 
+/* Create path and write hdr to it, with this version's magic and the
+ * header checksum filled in. */
 int aw_journal_create(struct aw_journal *j, const char *path,
 		      const struct aw_journal_hdr *hdr);
 int aw_journal_add(struct aw_journal *j, enum aw_rec_type type, uint64_t block,
@@ -84,11 +94,13 @@ int aw_journal_apply(struct aw_journal_state *st, struct aw_pending *p,
 		     const struct aw_rec *r);
 
 /*
- * Read a journal file; prints an error and returns -1 on failure: a bad
- * header, a truncated or damaged record, or no END record (the writer did
- * not finish, so acknowledged writes may be missing from the journal).
+ * Read a journal file for a target of target_size bytes; prints an error
+ * and returns -1 on failure: a bad header, blocks beyond the target (found
+ * before anything is allocated for them), a truncated or damaged record,
+ * or no END record (the writer did not finish, so acknowledged writes may
+ * be missing from the journal).
  */
-int aw_journal_load(const char *path, struct aw_journal_state *st);
+int aw_journal_load(const char *path, uint64_t target_size, struct aw_journal_state *st);
 void aw_journal_state_free(struct aw_journal_state *st);
 
 #endif

@@ -10,12 +10,18 @@ int main(int argc, char **argv)
 	char err[256];
 
 	if (aw_parse_args(argc, argv, &o, err, sizeof(err))) {
-		fprintf(stderr, "atomicw: %s (see 'atomicw %s --help')\n", err,
-			o.cmd == AW_CMD_NONE ? "" : argv[1]);
+		const char *name = aw_cmd_name(o.cmd);
+
+		fprintf(stderr, "atomicw: %s (see 'atomicw %s%s--help')\n", err, name ? name : "",
+			name ? " " : "");
 		return 1;
 	}
 	if (o.help) {
 		aw_usage(o.cmd);
+		return 0;
+	}
+	if (o.version) {
+		aw_print_version();
 		return 0;
 	}
 	switch (o.cmd) {

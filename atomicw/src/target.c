@@ -12,15 +12,53 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+int aw_target_size_ahead(const char *path, uint64_t create_size, uint64_t *size)
+{
+	struct stat st;
+	int fd, ret = 0;
+
+	if (stat(path, &st)) {
+		if (errno != ENOENT || !create_size) {
+			fprintf(stderr, "atomicw: cannot open %s: %s\n", path, strerror(errno));
+			return -1;
+		}
+		*size = create_size;
+		return 0;
+	}
+	if (S_ISREG(st.st_mode)) {
+		*size = (uint64_t)st.st_size > create_size ? (uint64_t)st.st_size : create_size;
+		return 0;
+	}
+	if (!S_ISBLK(st.st_mode)) {
+		fprintf(stderr, "atomicw: %s is neither a regular file nor a block device\n",
+			path);
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, BLKGETSIZE64, size)) {
+		fprintf(stderr, "atomicw: %s %s: %s\n", fd < 0 ? "cannot open" : "BLKGETSIZE64",
+			path, strerror(errno));
+		ret = -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 int aw_target_open(struct aw_target *t, const char *path, int extra_flags,
 		   uint64_t create_size)
 {
 	struct statfs sfs;
-	int flags = O_DIRECT | extra_flags | (create_size ? O_CREAT : 0);
+	int flags = O_DIRECT | extra_flags;
 
 	memset(t, 0, sizeof(*t));
 	t->path = path;
 	t->fd = open(path, flags, 0644);
+	if (t->fd < 0 && errno == ENOENT && create_size) {
+		/* O_EXCL: only a file made here is ever removed again */
+		t->fd = open(path, flags | O_CREAT | O_EXCL, 0644);
+		t->created = t->fd >= 0;
+	}
 	if (t->fd < 0) {
 		int err = errno;
 
@@ -57,6 +95,8 @@ int aw_target_open(struct aw_target *t, const char *path, int extra_flags,
 	t->fs_block = (uint32_t)sfs.f_bsize;
 	t->size = t->stx.size;
 	if (create_size > t->size) {
+		t->grown = 1;
+		t->grown_from = t->size;
 		if (ftruncate(t->fd, (off_t)create_size)) {
 			fprintf(stderr, "atomicw: cannot size %s to %" PRIu64 " bytes: %s\n",
 				path, create_size, strerror(errno));
@@ -66,9 +106,21 @@ int aw_target_open(struct aw_target *t, const char *path, int extra_flags,
 	}
 	return 0;
 fail:
+	aw_target_undo_create(t);
 	close(t->fd);
 	t->fd = -1;
 	return -1;
+}
+
+void aw_target_undo_create(struct aw_target *t)
+{
+	if (t->created && unlink(t->path))
+		fprintf(stderr, "atomicw: removing %s, which this run created: %s\n", t->path,
+			strerror(errno));
+	else if (!t->created && t->grown && t->fd >= 0 && ftruncate(t->fd, (off_t)t->grown_from))
+		fprintf(stderr, "atomicw: shrinking %s back to %" PRIu64 " bytes: %s\n", t->path,
+			t->grown_from, strerror(errno));
+	t->created = t->grown = 0;
 }
 
 void aw_target_close(struct aw_target *t)

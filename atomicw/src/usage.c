@@ -2,6 +2,8 @@
 #include <stdio.h>
 
 #include "args.h"
+#include "journal.h"
+#include "version.h"
 
 static const char overview[] =
 "usage: atomicw COMMAND [OPTIONS] PATH\n"
@@ -19,7 +21,8 @@ static const char overview[] =
 "  advise DIR    may this database directory turn off torn-page protection?\n"
 "\n"
 "Sizes take k, m, g suffixes (powers of 1024).  'atomicw COMMAND --help'\n"
-"describes each command.\n";
+"(or 'atomicw help COMMAND') describes each command; 'atomicw --version'\n"
+"prints the version.\n";
 
 static const char info_help[] =
 "usage: atomicw info PATH\n"
@@ -37,9 +40,13 @@ static const char write_help[] =
 "Writes blocks of B bytes at random block numbers with O_DIRECT through\n"
 "io_uring.  Every 512-byte sector carries (block, generation, sector,\n"
 "crc32c).  Each submission, completion and fsync is appended to FILE,\n"
-"which must live on another disk than PATH.\n"
+"which must live on another disk than PATH: one that is PATH under any\n"
+"name is refused, and one on PATH's filesystem or device unless\n"
+"--journal-same-device says so.\n"
 "\n"
 "  -j, --journal FILE    the journal (required)\n"
+"      --journal-same-device  allow FILE on PATH's filesystem or device (a\n"
+"                        cut that tears PATH can take the journal with it)\n"
 "  -b, --block-size B    block size: a power of two, 512..1m (required)\n"
 "  -n, --blocks N        blocks in the working set (default: all that fit)\n"
 "  -o, --offset O        byte offset of block 0 (multiple of B)\n"
@@ -49,7 +56,8 @@ static const char write_help[] =
 "  -f, --fsync-every N   drain and fsync after every N completed writes\n"
 "  -s, --seed S          random block sequence seed (default 1)\n"
 "  -a, --atomic          use RWF_ATOMIC\n"
-"      --create SIZE     create or extend a regular file to SIZE first\n"
+"      --create SIZE     create or extend a regular file to SIZE once every\n"
+"                        check has passed (a refused run leaves none)\n"
 "      --gen-base G      number generations from G+1 (default: the clock,\n"
 "                        so later runs stamp newer generations)\n"
 "  -v, --verbose         progress every second\n"
@@ -68,9 +76,9 @@ static const char verify_help[] =
 "and corrupt blocks can be found.\n"
 "\n"
 "  -j, --journal FILE    journal written by 'atomicw write'\n"
-"  -b, --block-size B    block size (without a journal)\n"
-"  -n, --blocks N        blocks (without a journal; default: all that fit)\n"
-"  -o, --offset O        byte offset of block 0 (without a journal)\n"
+"  -b, --block-size B    block size (only without a journal, which says it)\n"
+"  -n, --blocks N        blocks (only without a journal; default: all that fit)\n"
+"  -o, --offset O        byte offset of block 0 (only without a journal)\n"
 "  -v, --verbose         one line per block that is not intact\n"
 "      --unit U          also count torn-units: U-aligned pieces of U bytes\n"
 "                        holding sectors of different writes.  A device that\n"
@@ -99,7 +107,8 @@ static const char bench_help[] =
 "  -s, --seed S          random offset seed\n"
 "      --modes LIST      comma list (default plain,atomic,doublewrite)\n"
 "      --rounds R        interleaved rounds (default 3)\n"
-"      --create SIZE     create or extend a regular file to SIZE first\n"
+"      --create SIZE     create or extend a regular file to SIZE once every\n"
+"                        check has passed (a refused run leaves none)\n"
 "      --csv FILE        write results as CSV\n"
 "      --json FILE       write results as JSON\n"
 "      --rounds-csv FILE one row per round and mode (round, mode, block_size,\n"
@@ -148,6 +157,7 @@ static const char race_help[] =
 "FILE must exist (a regular file of at least BS bytes).\n"
 "\n"
 "  -j, --journal FILE    where to record the writes (another disk)\n"
+"      --journal-same-device  allow the journal on FILE's filesystem\n"
 "  -b, --block-size BS   the block whose writeback races (required)\n"
 "  -n, --blocks N        blocks to use (default: all that fit)\n"
 "  -o, --offset O        byte offset of block 0 (multiple of BS)\n"
@@ -178,8 +188,13 @@ static const char advise_help[] =
 "whether XFS's metadata blocks are written atomically (untorn_metadata_bytes),\n"
 "with a note where they are larger than the physical block and the kernel\n"
 "does not say so (a torn one can fail log recovery).\n"
-"Parts of DIR on other filesystems (tablespaces) make the verdict UNKNOWN:\n"
-"run it there too.  It reads only; nothing is written to the device.\n"
+"Parts of DIR on other filesystems (tablespaces, pg_wal) make the verdict\n"
+"UNKNOWN: run it there too.  It reads only; nothing is written to the device.\n"
+"A PostgreSQL tablespace (it holds a PG_<version>_<catversion> directory) is\n"
+"judged like a data directory.  Any other directory, with none of\n"
+"PG_VERSION, global/pg_control, ibdata1, mysql.ibd, ib_logfile0 and\n"
+"#innodb_redo (a WAL directory, an empty filesystem), is judged only for\n"
+"the page size --page-size names, and refused without it.\n"
 "\n"
 "      --page-size P     the database page size; by default read from the\n"
 "                        directory (PostgreSQL: pg_controldata's 'Database\n"
@@ -189,7 +204,8 @@ static const char advise_help[] =
 "      --direct          innodb_flush_method=O_DIRECT (no RWF_ATOMIC: at best\n"
 "                        UNKNOWN), or\n"
 "      --buffered        innodb_flush_method=fsync (through the page cache)\n"
-"      --json FILE       also write the result as JSON ('-': JSON only, on stdout)\n"
+"      --json FILE       also write the result as JSON ('-': JSON only, on stdout);\n"
+"                        never inside DIR (resolved through symlinks)\n"
 "\n"
 "exit: 0 SAFE; 1 bad usage, DIR cannot be examined or the result cannot be\n"
 "written; 2 UNSAFE; 3 UNKNOWN.\n";
@@ -204,4 +220,9 @@ void aw_usage(enum aw_cmd cmd)
 	};
 
 	fputs(text[cmd], stdout);
+}
+
+void aw_print_version(void)
+{
+	printf("atomicw %s (journal format %d)\n", AW_VERSION, AW_JOURNAL_VERSION);
 }

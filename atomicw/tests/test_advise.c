@@ -15,6 +15,7 @@
 
 #include "advise.h"
 #include "advise_facts.h"
+#include "advise_print.h"
 #include "blkstack.h"
 #include "innodb_page.h"
 #include "tap.h"
@@ -402,6 +403,16 @@ static void test_more(void)
 	snprintf(in.fs.elsewhere, sizeof(in.fs.elsewhere), "pg_tblspc/16385 -> /mnt/ts");
 	aw_advise(&in, &a);
 	CHECK(a.verdict == AW_ADV_UNKNOWN && has(&a, "other-filesystems", AW_UNKNOWN, "/mnt/ts"));
+	/* A WAL directory is no database directory: advise there needs the page. */
+	CHECK(has(&a, "other-filesystems", AW_UNKNOWN, "there too, with --page-size 8192"));
+	in.db = AW_DB_INNODB;
+	aw_advise(&in, &a);
+	CHECK(has(&a, "other-filesystems", AW_UNKNOWN, "--page-size 8192 --innodb --buffered"));
+	in.db = AW_DB_POSTGRES;
+	in.page = 0;
+	aw_advise(&in, &a);
+	CHECK(has(&a, "other-filesystems", AW_UNKNOWN, "with --page-size P"));
+	in.page = 8192;
 	in.fs.elsewhere[0] = '\0';
 
 	in.fs.statx_err = EPERM;
@@ -571,6 +582,37 @@ static void test_overflow(void)
 	CHECK(a.verdict == AW_ADV_UNSAFE);
 }
 
+/* What advise prints for a device of 512-byte logical and 4k physical
+ * blocks: both sizes, in the text and in the JSON. */
+static void test_print(void)
+{
+	static struct aw_advise_in in;
+	struct aw_advice a;
+	char err[256], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	queue("devices/virtual/block/tb9", 512, 0, 0);
+	put("devices/virtual/block/tb9/queue/physical_block_size", "4096");
+	link_to("dev/block/252:9", "../../devices/virtual/block/tb9");
+	lbs_in(&in, 16384);
+	CHECK(aw_stack_walk(root, 252, 9, &in.stack, err, sizeof(err)) == 0 && in.stack.n == 1 &&
+	      in.stack.l[0].lbs == 512 && in.stack.l[0].pbs == 4096);
+	aw_advise(&in, &a);
+
+	f = open_memstream(&text, &len);
+	aw_advise_print_text(f, "/db", &in, &a);
+	fclose(f);
+	CHECK(strstr(text, "  tb9 (disk): logical block 512, physical block 4096, atomic 0..0"));
+	free(text);
+
+	f = open_memstream(&text, &len);
+	aw_advise_print_json(f, "/db", &in, &a);
+	fclose(f);
+	CHECK(strstr(text, "\"logical_block_size\": 512, \"physical_block_size\": 4096,"));
+	free(text);
+}
+
 int main(void)
 {
 	snprintf(root, sizeof(root), "%s/test_advise.XXXXXX",
@@ -589,6 +631,7 @@ int main(void)
 	test_metadata();
 	test_dm();
 	test_overflow();
+	test_print();
 	{
 		char cmd[PATH_MAX + 16];
 

@@ -31,6 +31,12 @@ int main(void)
 	CHECK(PARSE("verify", "/dev/x", "--journal", "/tmp/j") == 0);
 	CHECK(PARSE("bench", "f", "-b", "8k", "-t", "5", "--modes", "plain,atomic") == 0);
 	CHECK(PARSE("write", "--help") == 0 && o.help);
+	/* help CMD is CMD --help */
+	CHECK(PARSE("help", "write") == 0 && o.help && o.cmd == AW_CMD_WRITE);
+	CHECK(PARSE("--help", "advise") == 0 && o.help && o.cmd == AW_CMD_ADVISE);
+	CHECK(PARSE("help") == 0 && o.help && o.cmd == AW_CMD_NONE);
+	CHECK(PARSE("help", "frob") == -1 && said("unknown command 'frob'"));
+	CHECK(PARSE("help", "write", "x") == -1 && said("unexpected argument 'x'"));
 
 	CHECK(PARSE("frobnicate", "x") == -1 && said("unknown command"));
 	CHECK(PARSE("write", "-b", "16k", "-j", "j") == -1 && said("missing PATH"));
@@ -38,6 +44,16 @@ int main(void)
 	CHECK(PARSE("write", "x", "-b", "256", "-j", "j") == -1 && said("power of two"));
 	CHECK(PARSE("write", "x", "-b", "16q", "-j", "j") == -1 && said("not a byte count"));
 	CHECK(PARSE("write", "x", "-b", "-16k", "-j", "j") == -1 && said("not a byte count"));
+	/* -b 0 is a bad value, not a missing option */
+	CHECK(PARSE("write", "x", "-b", "0", "-j", "j") == -1 && said("--block-size 0 is invalid") &&
+	      said("power of two") && !said("required"));
+	CHECK(PARSE("bench", "x", "-b", "0", "-c", "1") == -1 && said("--block-size 0 is invalid"));
+	CHECK(PARSE("verify", "x", "--block-size", "0") == -1 && said("--block-size 0 is invalid"));
+	CHECK(PARSE("race", "x", "-b", "0k", "-j", "j", "-c", "1") == -1 &&
+	      said("--block-size 0 is invalid"));
+	CHECK(PARSE("probe", "x", "-b", "0") == -1 && said("--block-size 0 is invalid") &&
+	      said("1..1m"));
+	CHECK(PARSE("write", "x", "-j", "j") == -1 && said("--block-size is required"));
 	CHECK(PARSE("race", "f", "-b", "16k", "-j", "j", "-t", "10", "--race-us", "4000") == 0 &&
 	      o.cmd == AW_CMD_RACE && o.race_us == 4000 && o.seconds == 10);
 	CHECK(PARSE("race", "f", "-b", "16k", "-j", "j") == -1 && said("--count or --time"));
@@ -71,6 +87,15 @@ int main(void)
 	CHECK(PARSE("write", "x", "-b", "16k", "-j", "j", "-t", "5x") == -1 &&
 	      said("not a duration"));
 	CHECK(PARSE("verify", "x", "--qd", "4") == -1 && said("does not take --qd"));
+	/* the journal says the geometry: options that would be ignored are refused */
+	CHECK(PARSE("verify", "x", "-j", "j", "-b", "4k") == -1 &&
+	      said("--block-size comes from the journal"));
+	CHECK(PARSE("verify", "x", "-n", "8", "--journal", "j") == -1 &&
+	      said("--blocks comes from the journal"));
+	CHECK(PARSE("verify", "x", "-j", "j", "-o", "0") == -1 &&
+	      said("--offset comes from the journal"));
+	CHECK(PARSE("verify", "x", "-b", "4k", "-n", "8", "-o", "8k") == 0 &&
+	      o.blocks == 8 && o.offset == 8192);
 	CHECK(PARSE("verify", "x", "--journal", "j", "--unit", "16k") == 0 && o.unit == 16384);
 	CHECK(PARSE("verify", "x", "--journal", "j", "--unit", "3000") == -1 &&
 	      said("--unit 3000 must be a power of two"));

@@ -122,7 +122,7 @@ static void test_journal_file(void)
 	CHECK(aw_journal_add(&j, AW_REC_ACK, 3, 5) == 0);
 	CHECK(aw_journal_add(&j, AW_REC_FSYNC, 0, 0) == 0);
 	CHECK(aw_journal_close(&j) == 0);
-	CHECK(aw_journal_load(path, &ls) == 0);
+	CHECK(aw_journal_load(path, 1ull << 40, &ls) == 0);
 	CHECK(ls.hdr.nblocks == 8 && ls.records == 3 && ls.fsyncs == 1);
 	CHECK(ls.blocks[3].durable == 5);
 	aw_journal_state_free(&ls);
@@ -130,7 +130,7 @@ static void test_journal_file(void)
 	fd = open(path, O_WRONLY | O_TRUNC);
 	CHECK(write(fd, "garbage garbage garbage garbage!", 32) == 32);
 	close(fd);
-	CHECK(aw_journal_load(path, &ls) == -1);
+	CHECK(aw_journal_load(path, 1ull << 40, &ls) == -1);
 	unlink(path);
 }
 

@@ -3,7 +3,12 @@
  * The journal on disk: a complete one loads; a truncated record, a missing
  * end record, a damaged record and a bad header are errors, never a
  * quietly shorter history (a cut mid-record used to turn lost=93 into 0).
+ * The header carries a checksum (a changed block count or atomic flag used
+ * to load) and a format version, refused by name when it is not this one.
  */
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +18,12 @@
 #include "tap.h"
 
 static char path[] = "/tmp/aw-test-journal-XXXXXX";
+static uint64_t target = 1ull << 61; /* the target's size verify passes */
 
-static void make(uint32_t block_size)
+static void make_at(uint32_t block_size, uint64_t base)
 {
 	struct aw_journal_hdr h = { .magic = AW_JOURNAL_MAGIC, .block_size = block_size,
-				    .nblocks = 8, .run_id = 0x1234 };
+				    .nblocks = 8, .base = base, .run_id = 0x1234 };
 	struct aw_journal j;
 
 	CHECK(aw_journal_create(&j, path, &h) == 0);
@@ -27,10 +33,15 @@ static void make(uint32_t block_size)
 	CHECK(aw_journal_close(&j) == 0);
 }
 
+static void make(uint32_t block_size)
+{
+	make_at(block_size, 0);
+}
+
 static int load(void)
 {
 	struct aw_journal_state st;
-	int ret = aw_journal_load(path, &st);
+	int ret = aw_journal_load(path, target, &st);
 
 	if (!ret) {
 		ret = st.blocks[3].durable == 7 ? 0 : 2;
@@ -59,6 +70,28 @@ static void poke(long off, unsigned char v)
 	fclose(f);
 }
 
+/* load(), and did what it printed on stderr contain needle? */
+static int load_says(const char *needle)
+{
+	char tmp[] = "/tmp/aw-test-journal-err-XXXXXX", text[1024] = "";
+	int fd = mkstemp(tmp), saved = dup(2), ret;
+	FILE *f;
+
+	fflush(stderr);
+	dup2(fd, 2);
+	ret = load();
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	f = fdopen(fd, "r");
+	rewind(f);
+	text[fread(text, 1, sizeof(text) - 1, f)] = '\0';
+	fclose(f);
+	unlink(tmp);
+	fprintf(stderr, "%s", text);
+	return ret == -1 && strstr(text, needle) != NULL;
+}
+
 int main(void)
 {
 	int fd = mkstemp(path);
@@ -81,6 +114,44 @@ int main(void)
 
 	make(100); /* not a power of two */
 	CHECK(load() == -1);
+
+	/* base + nblocks * block_size must not wrap (verify's size check did) */
+	make_at(4096, UINT64_MAX - 4095);
+	CHECK(load() == -1);
+	make_at(4096, (1ull << 60) + 4096); /* past the 2^60 the options allow */
+	CHECK(load() == -1);
+	make_at(4096, 1ull << 40);
+	CHECK(load() == 0);
+
+	/* the blocks must fit in the target, checked before they are allocated */
+	make_at(4096, 4096); /* 8 blocks from 4k: 36k */
+	target = 36864;
+	CHECK(load() == 0);
+	target = 36863;
+	CHECK(load_says("the target is only 36863 bytes"));
+	target = 1ull << 61;
+
+	/* the header's fields are covered by its checksum */
+	make(4096);
+	poke(offsetof(struct aw_journal_hdr, nblocks), 9); /* 8 -> 9 blocks */
+	CHECK(load() == -1);
+	make(4096);
+	poke(offsetof(struct aw_journal_hdr, atomic), 1); /* not atomic -> atomic */
+	CHECK(load() == -1);
+	make(4096);
+	poke(offsetof(struct aw_journal_hdr, run_id) + 7, 0x80);
+	CHECK(load() == -1);
+	/* another format version is named, not called damaged: version 2 had no
+	 * header checksum, 9 is from the future */
+	make(4096);
+	poke(3, '2');
+	CHECK(load_says("format version 2"));
+	make(4096);
+	poke(3, '9');
+	CHECK(load_says("format version 9"));
+	make(4096);
+	poke(0, 'X');
+	CHECK(load_says("not an atomicw journal"));
 
 	unlink(path);
 	return tap_done("test_journal");
