@@ -51,10 +51,12 @@ prune_cache() {
 	# Half-built entries of an interrupted run, left for more than two hours.
 	find "$dir" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended \
 		-regex '.*/[0-9a-f]{16}\.tmp' -mmin +120 -exec rm -rf {} +
+	# NUL-separated: a DIR with a newline in its name must not split into
+	# names of directories outside it.
 	find "$dir" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended \
-		-regex '.*/[0-9a-f]{16}' -printf '%T@ %p\n' |
-		sort -rn | tail -n +"$((keep + 1))" | cut -d' ' -f2- |
-		while read -r old; do
+		-regex '.*/[0-9a-f]{16}' -printf '%T@ %p\0' |
+		sort -z -rn | tail -z -n +"$((keep + 1))" | cut -z -d' ' -f2- |
+		while IFS= read -r -d '' old; do
 			log "pruning old cache entry $old"
 			rm -rf -- "$old"
 		done
