@@ -65,9 +65,10 @@ prune_cache() {
 # with_heartbeat [--status FN] LOG CMD...: run CMD with output to LOG,
 # printing a progress line every 30 s (FN, when given, prints what the line
 # says; the default is the log's line count and last line); on failure show
-# the tail of LOG.  CMD runs in a session of its own, and Ctrl-C or SIGTERM
-# stops all of it (make and its compilers, debootstrap and its children)
-# before this shell exits.
+# the tail of LOG.  CMD runs in a session of its own, and Ctrl-C, SIGTERM or
+# SIGHUP (a dropped ssh session) stops all of it (make and its compilers,
+# debootstrap and its children) before this shell exits: a build left
+# running would keep the build lock.
 with_heartbeat() {
 	local logf pid rc n=0 status=
 	if [ "${1:-}" = --status ]; then
@@ -79,7 +80,7 @@ with_heartbeat() {
 	setsid "$@" >"$logf" 2>&1 </dev/null &
 	pid=$!
 	# shellcheck disable=SC2064  # pid is fixed now
-	trap "kill -TERM -- -$pid 2>/dev/null; wait $pid 2>/dev/null; die 'interrupted: stopped $1'" INT TERM
+	trap "kill -TERM -- -$pid 2>/dev/null; wait $pid 2>/dev/null; die 'interrupted: stopped $1'" INT TERM HUP
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 2
 		n=$((n + 1))
@@ -93,7 +94,7 @@ with_heartbeat() {
 	done
 	rc=0
 	wait "$pid" || rc=$?
-	trap - INT TERM
+	trap - INT TERM HUP
 	if [ "$rc" -ne 0 ]; then
 		tail -n 40 "$logf" >&2
 		die "'$*' failed (exit $rc); full log: $logf"
