@@ -30,6 +30,10 @@ if [ "$(id -u)" -eq 0 ]; then
 	refuses "a plain directory" "is not a mount point" "$scratch"
 	refuses "the root filesystem" "is not a dedicated filesystem" /
 	refuses "a symlink to /" "is not a dedicated filesystem" "$(ln -s / "$scratch/root" && echo "$scratch/root")"
+	# A filesystem on no block device: the message names its source.
+	if [ "$(findmnt -n -o FSROOT -M /proc | tail -n 1)" = / ]; then
+		refuses "a pseudo filesystem" "/proc: its source '$(findmnt -n -o SOURCE -M /proc | tail -n 1)' is not a device" /proc
+	fi
 else
 	refuses "not root" "run as root" "$scratch"
 fi
