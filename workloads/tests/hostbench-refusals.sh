@@ -2,7 +2,8 @@
 # Host unit test: workloads/hostbench refuses every path that is not the
 # mount point of a dedicated filesystem, and bad options, before it touches
 # anything (no package, no directory, no server).  Safe on any machine: each
-# case stops at argument checking.
+# case stops at argument checking.  And README.md does not promise that it
+# installs PostgreSQL.
 set -euo pipefail
 hb=$(cd "$(dirname "$0")/.." && pwd)/hostbench
 fails=0 n=0
@@ -42,5 +43,14 @@ fi
 	echo "hostbench-refusals: FAIL: files appeared in $scratch" >&2
 	fails=$((fails + 1))
 }
+# What the README says of packages is what hostbench does: it installs
+# sysbench if missing, but refuses to install PostgreSQL (Debian's package
+# creates and starts a cluster of its own) and asks for it first.
+readme=$(tr '\n' ' ' <"$(dirname "$hb")/../README.md" | tr -s ' ')
+if grep -qE 'installs[^.;]*postgresql-15' <<<"$readme" ||
+	! grep -qF 'PostgreSQL 15 must already be installed' <<<"$readme"; then
+	echo "hostbench-refusals: FAIL: README.md says hostbench installs postgresql-15; it refuses to" >&2
+	fails=$((fails + 1))
+fi
 [ "$fails" -eq 0 ] || exit 1
 echo "hostbench-refusals: $n refusals as expected"
