@@ -3,7 +3,7 @@
 # pgbench for each configuration, side by side in one boot.
 # Usage: bench.sh [--configs LIST] [--workloads LIST] [--reps N]
 #                 [--events N] [--ckpt-every LIST] [--warmup-events N]
-#                 [--timed SEC] [--dma-us US] [--out DIR]
+#                 [--timed SEC] [--dma-delay-us US] [--out DIR]
 #                 [--timed-configs LIST] [--table-size ROWS]
 #                 [--pgbench-scale S] [--check]
 # LIST is comma separated.  --table-size and --pgbench-scale size the data
@@ -35,12 +35,13 @@
 # distribution), pgbench-tpcb (pgbench's standard script), pgbench-N (-N,
 # without the branch and teller updates).  Each run: fresh devices and
 # cluster (lib.sh, profile bench: a data set about three times
-# shared_buffers, autovacuum on).  --dma-us US: the devices capture write
-# data US microseconds per page after submission, as a real device's DMA
-# does (0, the default, copies it at submission): only then does a write()
-# into a block under writeback wait where a file has stable writes, so only
-# then is that cost of the buffered fix in the numbers.
+# shared_buffers, autovacuum on).  --dma-delay-us US: the devices capture
+# write data US microseconds per page after submission, as a real device's
+# DMA does (default configs.sh's; 0 copies it at submission): only then does
+# a write() into a block under writeback wait where a file has stable
+# writes, so only then is that cost of the buffered fix in the numbers.
 # vm: mem=3072 timeout=2400
+# test: bench -- --configs baseline,lbs-atomic --workloads oltp_write_only,pgbench-N --reps 1 --events 400 --ckpt-every 200 --warmup-events 40 --timed 40 --table-size 5000 --pgbench-scale 1 --check
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 WL_PROFILE=bench
@@ -51,7 +52,7 @@ WL_PROFILE=bench
 
 configs=$(wl_configs all | paste -sd,) # every configuration of configs.tsv
 workloads=oltp_write_only
-reps=2 events=2000 ckpt_every=500 warmup=200 timed=0 out=/lbs-out dma_us=0 check=0
+reps=2 events=2000 ckpt_every=500 warmup=200 timed=0 out=/lbs-out check=0
 timed_configs='' 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -63,7 +64,7 @@ while [ $# -gt 0 ]; do
 	--warmup-events) warmup=${2:?}; shift 2 ;;
 	--timed) timed=${2:?}; shift 2 ;;
 	--timed-configs) timed_configs=${2:?}; shift 2 ;;
-	--dma-us) dma_us=${2:?}; shift 2 ;;
+	--dma-delay-us) WL_DMA_DELAY_US=${2:?}; shift 2 ;;
 	--out) out=${2:?}; shift 2 ;;
 	--table-size) WL_TABLE_SIZE=${2:?}; shift 2 ;;
 	--pgbench-scale) WL_PGBENCH_SCALE=${2:?}; shift 2 ;;
@@ -73,15 +74,14 @@ while [ $# -gt 0 ]; do
 done
 T_NAME=bench
 t_require sysbench runuser
-for v in "$reps" "$events" "$warmup" "$timed" "$dma_us" "$WL_TABLE_SIZE" "$WL_PGBENCH_SCALE"; do
-	case $v in '' | *[!0-9]*) t_fail "--reps, --events, --warmup-events, --timed, --dma-us, --table-size and --pgbench-scale take whole numbers, got '$v'" ;; esac
+for v in "$reps" "$events" "$warmup" "$timed" "$WL_DMA_DELAY_US" "$WL_TABLE_SIZE" "$WL_PGBENCH_SCALE"; do
+	case $v in '' | *[!0-9]*) t_fail "--reps, --events, --warmup-events, --timed, --dma-delay-us, --table-size and --pgbench-scale take whole numbers, got '$v'" ;; esac
 done
 if [ "$WL_TABLE_SIZE" -lt 1000 ] || [ "$WL_PGBENCH_SCALE" -lt 1 ]; then
 	t_fail "--table-size must be at least 1000 rows and --pgbench-scale at least 1"
 fi
 WL_TEMPLATE=$WL_TEMPLATE-${WL_TABLE_SIZE}-$WL_PGBENCH_SCALE
 [ "$reps" -ge 1 ] || t_fail "--reps must be at least 1"
-WL_DMA_US=$dma_us
 IFS=, read -r -a cfg_list <<<"$configs"
 IFS=, read -r -a wl_list <<<"$workloads"
 IFS=, read -r -a k_list <<<"$ckpt_every"

@@ -49,7 +49,7 @@ bench_validate() {
 # workloads/run writes rows of its own).
 done_already() {
 	awk -F, -v m="$1" -v w="$2" -v r="$3" -v k="$4" -v c="$5" -v n="$events" -v wu="$warmup" \
-		-v dma="$WL_DMA_US" -v ds="$(data_set "$2")" -v t="$timed" '
+		-v dma="$WL_DMA_DELAY_US" -v ds="$(data_set "$2")" -v t="$timed" '
 		NR == 1 { for (i = 1; i <= NF; i++) f[$i] = i; next }
 		$f["mode"] == m && $f["workload"] == w && $f["rep"] == r && $f["ckpt_every"] == k &&
 		$f["config"] == c && $f["dma_delay_us"] == dma && $f["data_set"] == ds &&
@@ -158,7 +158,7 @@ row() {
 	local c line='' v
 	R[kernel]=$(uname -r) R[config]=$WL_CONFIG R[xfs_bs]=$WL_XFS_BS R[pawu]=$WL_PAWU
 	R[atomic_unit]=$WL_ATOMIC R[full_page_writes]=$WL_FPW R[wal_compression]=$WL_WALCOMP
-	R[dma_delay_us]=$WL_DMA_US R[threads]=$WL_THREADS R[data_set]=$(data_set "${R[workload]}")
+	R[dma_delay_us]=$WL_DMA_DELAY_US R[threads]=$WL_THREADS R[data_set]=$(data_set "${R[workload]}")
 	R[warmup_events]=$warmup
 	for c in "${!ST[@]}"; do R[$c]=${ST[$c]}; done
 	R[tps]=$(awk -v n="${R[transactions]}" -v s="${R[seconds]}" 'BEGIN { printf "%.2f", n / s }')

@@ -5,28 +5,32 @@
 # emulation (each batch first written to a doublewrite area and fsynced, as
 # InnoDB protects its pages).  Two devices:
 #   tornblk: 16k atomic unit (the lbs-atomic device of configs.tsv), with
-#            the same DMA capture as the PostgreSQL runs (--dma-us);
+#            the same DMA capture as the PostgreSQL runs
+#            (--dma-delay-us, default configs.sh's);
 #   virtio:  the plain virtio disk QEMU gives the guest (/dev/vdb), which
 #            advertises no atomic writes: RWF_ATOMIC is refused there, and
 #            the row says so instead of a number.
 # Modes interleave in rounds (rotated each round); each round's IOPS go to
 # DIR/iobench.csv (device, round, mode, block_size, writes, seconds, iops),
 # so that ratios against plain O_DIRECT are taken within a round.
-# Usage: iobench.sh [--rounds N] [--time SEC] [--qd N] [--dma-us US] [--out DIR]
+# Usage: iobench.sh [--rounds N] [--time SEC] [--qd N] [--dma-delay-us US] [--out DIR]
 #                   [--check]
 # --check (the vm.iobench test): every mode that ran has one row with
 # writes per round, and the tornblk device ran all three modes.
 # vm: disk=2G mem=2048 timeout=1800
+# test: iobench -- --rounds 2 --time 1 --check
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
+# shellcheck source=workloads/configs.sh
+. /lbs/src/workloads/configs.sh
 
-rounds=10 secs=3 qd=4 dma_us=0 out=/lbs-out check=0
+rounds=10 secs=3 qd=4 out=/lbs-out check=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=${2:?}; shift 2 ;;
 	--time) secs=${2:?}; shift 2 ;;
 	--qd) qd=${2:?}; shift 2 ;;
-	--dma-us) dma_us=${2:?}; shift 2 ;;
+	--dma-delay-us) WL_DMA_DELAY_US=${2:?}; shift 2 ;;
 	--out) out=${2:?}; shift 2 ;;
 	--check) check=1; shift ;;
 	*) t_fail "unknown argument '$1'" ;;
@@ -35,7 +39,7 @@ done
 for v in "$rounds" "$secs" "$qd"; do
 	case $v in '' | *[!0-9]* | 0) t_fail "--rounds, --time and --qd take whole numbers above 0, got '$v'" ;; esac
 done
-case $dma_us in '' | *[!0-9]*) t_fail "--dma-us takes a whole number, got '$dma_us'" ;; esac
+case $WL_DMA_DELAY_US in '' | *[!0-9]*) t_fail "--dma-delay-us takes a whole number, got '$WL_DMA_DELAY_US'" ;; esac
 t_require mkfs.xfs
 csv=$out/iobench.csv
 echo "device,round,mode,block_size,writes,seconds,iops" >"$csv"
@@ -61,7 +65,7 @@ one() {
 
 tb=$(t_tornblk_create iob size_mb=512 cache_mb=128 logical_block_size=4096 \
 	physical_block_size=16384 pawu=16384 atomic_unit_min=4096 atomic_unit_max=16384 \
-	dma_delay_us="$dma_us")
+	dma_delay_us="$WL_DMA_DELAY_US")
 one tornblk "$tb" plain,atomic,doublewrite
 t_tornblk_remove iob
 

@@ -36,26 +36,10 @@ WL_LOG=/tmp/pg.log
 WL_TMP=${WL_TMP:-/tmp} # scratch files of the benchmark (hostbench: its own)
 WL_LUA_DIR=/lbs/src/workloads
 
-WL_CONFIGS_TSV=/lbs/src/workloads/configs.tsv
-
-# wl_configs all | ROLE...: the configuration names, in table order: all,
-# or those of the roles named (the crash loop's: protected and control).
-wl_configs() {
-	awk -F'\t' -v roles=" $* " '!/^#/ && NF && (roles == " all " || index(roles, " " $7 " ")) { print $1 }' \
-		"$WL_CONFIGS_TSV"
-}
-
-# wl_config NAME: XFS block, device pawu, REQ_ATOMIC unit, full_page_writes,
-# wal_compression and role from configs.tsv (WL_XFS_BS, WL_PAWU, WL_ATOMIC,
-# WL_FPW, WL_WALCOMP, WL_ROLE; WL_CONFIG is the name).
-# shellcheck disable=SC2034  # used by the scripts that source this file
-wl_config() {
-	local line
-	line=$(awk -F'\t' -v n="$1" '!/^#/ && $1 == n { print $2, $3, $4, $5, $6, $7 }' "$WL_CONFIGS_TSV")
-	[ -n "$line" ] || t_fail "unknown configuration '$1' ($(wl_configs all | tr '\n' ' '))"
-	read -r WL_XFS_BS WL_PAWU WL_ATOMIC WL_FPW WL_WALCOMP WL_ROLE <<<"$line"
-	WL_CONFIG=$1
-}
+# The configurations (wl_configs, wl_config) and the device model's
+# default (WL_DMA_DELAY_US).
+# shellcheck source=workloads/configs.sh
+. /lbs/src/workloads/configs.sh
 
 as_pg() { runuser -u postgres -- "$@"; }
 psql_q() { as_pg psql -h "$PGSOCK" -U postgres -X -q -At -v ON_ERROR_STOP=1 "$@"; }
@@ -145,19 +129,19 @@ wl_template() {
 # wl_device: fresh data and WAL devices for $WL_CONFIG with XFS and the
 # template cluster on them, all durable.  The two are one cut group: they
 # lose power at the same instant, whichever is cut.  Torn pieces are
-# counted per 8k PostgreSQL page.  WL_DMA_US > 0: both devices read write
-# data that long per page after submission (tornblk dma_delay_us), as a
-# real device's DMA does; 0 copies it at submission.
-WL_DMA_US=${WL_DMA_US:-0}
+# counted per 8k PostgreSQL page.  Both devices read write data
+# WL_DMA_DELAY_US per page after submission (tornblk dma_delay_us; its
+# default is configs.sh's), as a real device's DMA does; 0 copies it at
+# submission.
 wl_device() {
 	local attrs=(size_mb=1024 cache_mb=512 logical_block_size=4096
 		physical_block_size="$WL_PAWU" pawu="$WL_PAWU" seed="${WL_SEED:-1}"
-		cut_group=1 tear_unit=8192 dma_delay_us="$WL_DMA_US")
+		cut_group=1 tear_unit=8192 dma_delay_us="$WL_DMA_DELAY_US")
 	[ "$WL_ATOMIC" -eq 0 ] || attrs+=(atomic_unit_min=4096 atomic_unit_max="$WL_ATOMIC")
 	[ -d "$TB_CFG/$WL_DEV" ] && wl_device_remove
 	t_tornblk_create "$WL_DEV" "${attrs[@]}" >/dev/null
 	t_tornblk_create "$WL_WALDEV" size_mb=1024 cache_mb=256 pawu=4096 seed="${WL_SEED:-1}" \
-		cut_group=1 tear_unit=8192 dma_delay_us="$WL_DMA_US" >/dev/null
+		cut_group=1 tear_unit=8192 dma_delay_us="$WL_DMA_DELAY_US" >/dev/null
 	t_mkfs_xfs "/dev/$WL_DEV" "$WL_XFS_BS" -s size=4096
 	t_mkfs_xfs "/dev/$WL_WALDEV" 4096 -s size=4096
 	wl_mount_all || t_fail "mounting the fresh devices failed"

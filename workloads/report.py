@@ -18,42 +18,18 @@ import report_bench
 from report_bench import num
 from stats import binom_upper  # noqa: F401  (tests use report.binom_upper)
 
-def read_configs(path=os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs.tsv")):
-    """configs.tsv: name -> dict(xfs_bs, pawu, atomic, fpw, walcomp, role, what)."""
-    out = {}
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            name, xfs_bs, pawu, atomic, fpw, walcomp, role, what = line.rstrip("\n").split("\t")
-            out[name] = {"xfs_bs": xfs_bs, "pawu": pawu, "atomic": atomic, "fpw": fpw,
-                         "walcomp": walcomp, "role": role, "what": what}
-    return out
+import configs
+from configs import CONTROL_MIN_RATE, no_torn_data, read_configs
 
-
-CONFIG_TABLE = read_configs()
+CONFIG_TABLE = configs.CONFIGS
 CONFIGS = list(CONFIG_TABLE)
-CRASH_CONFIGS = [c for c, t in CONFIG_TABLE.items() if t["role"] in ("protected", "control")]
+CRASH_CONFIGS = configs.crash_configs()
+EXPECT = {c: configs.expectation_text(c) for c in CRASH_CONFIGS}
 
 
 def is_protected(c):
-    """A configuration that claims safety (the others are controls or variants)."""
-    return CONFIG_TABLE.get(c, {}).get("role") == "protected"
-
-
-def no_torn_data(c):
-    """A protected configuration without full-page writes claims that no piece
-    of file data tears, not only that no check noticed one (crash.sh --check
-    applies the same rule)."""
-    return is_protected(c) and CONFIG_TABLE[c]["fpw"] == "off"
-
-
-EXPECT = {c: ("never corrupt, never lose a commit, every cycle tested something"
-              + (", no torn piece of file data" if no_torn_data(c) else "")
-              if is_protected(c) else
-              "control: corruption in at least 90% of tested cycles")
-          for c in CRASH_CONFIGS}
-CONTROL_MIN_RATE = 0.9
+    """A configuration that claims safety: its cycles must all be clean."""
+    return configs.expect(c) == "clean"
 
 
 def read_csv(path):
@@ -87,65 +63,75 @@ def cut_where(mode):
 
 
 def summarize_crash(rows):
-    """Per (configuration, device model): the counts, bounds and whether the role's rule holds."""
-    out = {}
+    """Per (configuration, device model): the counts, bounds and whether the
+    role's rule holds (configs.tally counts what the rule looks at,
+    configs.judge applies it)."""
+    groups = {}
     for r in rows:
-        s = out.setdefault((r["config"], device_model(r)),
-                           {"cycles": 0, "tested": 0, "corrupt": 0, "untested": 0,
-                            "lost": 0, "torn_writes": 0, "recovery_failed": 0,
-                            "mount_failed": 0, "pages_in_flight": 0,
-                            "pages_torn": 0, "wal_cached_writes": 0,
-                            "bad_checksums": 0, "commits_seen": 0,
-                            "torn_cycles": 0, "seconds": 0,
-                            "data_torn_unknown": 0, "meta_torn": 0, "data_torn": 0,
-                            "clean_cycles": [],
-                            "where": {w: [0, 0, 0] for w in CUT_WHERE}})
-        v = r["verdict"]
-        if v == "clean" and not is_protected(r["config"]):
-            # What a control's clean cycle had at its cut: the reason it
-            # found nothing (few or no torn pieces, or only XFS's).
-            s["clean_cycles"].append({k: r.get(k) or "" for k in (
-                "cycle", "seed", "commit", "cut_mode", "cut_pos", "unflushed_writes",
-                "pages_in_flight", "pages_torn", "meta_pages_torn")})
-        w = s["where"][cut_where(r.get("cut_mode") or "")]
-        w[0] += not v.startswith("untested")
-        w[1] += v.startswith("corrupt")
-        w[2] += int(num(r.get("pages_in_flight")) or 0)
-        s["cycles"] += 1
-        s["corrupt"] += v.startswith("corrupt")
-        s["untested"] += v.startswith("untested")
-        s["tested"] += not v.startswith("untested")
-        s["lost"] += v.endswith("lost")
-        s["recovery_failed"] += r["recovery"] == "failed"
-        s["mount_failed"] += r["mount"] == "failed"
-        s["torn_cycles"] += (num(r.get("pages_torn")) or 0) > 0
-        for k in ("torn_writes", "pages_in_flight", "pages_torn", "wal_cached_writes",
-                  "commits_seen", "seconds"):
-            s[k] += int(num(r.get(k)) or 0)
-        s["bad_checksums"] += int(num(r["checksum_bad"]) or 0)
-        # meta_pages_torn: the torn pieces in XFS's own (REQ_META) writes;
-        # empty in rows from before tornblk told them apart, which say
-        # nothing about file data unless nothing tore at all.
-        meta, torn = num(r.get("meta_pages_torn")), num(r.get("pages_torn"))
-        if meta is not None and torn is not None:
-            if meta > torn:
-                raise ValueError(f"crash.csv of {r['config']}, cycle {r.get('cycle')}: "
-                                 f"{meta:.0f} torn metadata pieces of {torn:.0f} torn")
-            s["meta_torn"] += int(meta)
-            s["data_torn"] += int(torn - meta)
-        elif torn:
-            s["data_torn_unknown"] += 1
-    for (c, _), s in out.items():
+        groups.setdefault((r["config"], device_model(r)), []).append(r)
+    out = {}
+    for (c, m), rs in groups.items():
+        t = configs.tally(rs)
+        s = out[(c, m)] = {k: t[k] for k in ("cycles", "tested", "corrupt", "untested", "lost")}
+        s.update({"torn_writes": 0, "recovery_failed": 0, "mount_failed": 0,
+                  "pages_in_flight": 0, "pages_torn": 0, "wal_cached_writes": 0,
+                  "bad_checksums": 0, "commits_seen": 0, "torn_cycles": 0, "seconds": 0})
+        s.update({k: t[k] for k in ("data_torn_unknown", "meta_torn", "data_torn")})
+        s.update({"clean_cycles": [], "where": {w: [0, 0, 0] for w in CUT_WHERE}})
+        for r in rs:
+            v = r["verdict"]
+            if v == "clean" and not is_protected(c):
+                # What a control's clean cycle had at its cut: the reason it
+                # found nothing (few or no torn pieces, or only XFS's).
+                s["clean_cycles"].append({k: r.get(k) or "" for k in (
+                    "cycle", "seed", "commit", "cut_mode", "cut_pos", "unflushed_writes",
+                    "pages_in_flight", "pages_torn", "meta_pages_torn")})
+            w = s["where"][cut_where(r.get("cut_mode") or "")]
+            w[0] += not v.startswith("untested")
+            w[1] += v.startswith("corrupt")
+            w[2] += int(num(r.get("pages_in_flight")) or 0)
+            s["recovery_failed"] += r["recovery"] == "failed"
+            s["mount_failed"] += r["mount"] == "failed"
+            s["torn_cycles"] += (num(r.get("pages_torn")) or 0) > 0
+            for k in ("torn_writes", "pages_in_flight", "pages_torn", "wal_cached_writes",
+                      "commits_seen", "seconds"):
+                s[k] += int(num(r.get(k)) or 0)
+            s["bad_checksums"] += int(num(r["checksum_bad"]) or 0)
         s["rate_upper95"] = binom_upper(s["corrupt"], s["tested"])
         s["page_rate_upper95"] = binom_upper(s["corrupt"], s["pages_in_flight"])
         s["cycles_per_hour"] = 3600 * s["cycles"] / s["seconds"] if s["seconds"] else None
-        if is_protected(c):
-            s["meets_expectation"] = s["corrupt"] == 0 and s["lost"] == 0 and s["untested"] == 0 \
-                and (not no_torn_data(c) or s["data_torn"] == 0)
-        else:
-            s["meets_expectation"] = s["tested"] > 0 and \
-                s["corrupt"] >= CONTROL_MIN_RATE * s["tested"]
+        s["meets_expectation"] = not configs.judge(c, s)
     return out
+
+
+def check_lines(rows):
+    """The table of what each post-crash check found: per configuration and
+    device model, the tested cycles in which it found damage (checks.tsv
+    names the checks and the columns they are judged by, so a new check
+    shows here without an edit)."""
+    judged = [c for c in configs.CHECKS if any(clean is not None for _, clean in c["columns"])]
+    found = {}
+    for r in rows:
+        if r["verdict"].startswith("untested"):
+            continue
+        f = found.setdefault((r["config"], device_model(r)), [0] + [0] * len(judged))
+        f[0] += 1
+        for i, chk in enumerate(judged, 1):
+            f[i] += configs.check_found(chk, r)
+    L = ["What each check found after the cut (checks.tsv): tested cycles in which it "
+         "found damage, of all tested cycles.  One cycle can be caught by several checks; "
+         "a check that needs the server or the filesystem does not run when recovery or the "
+         "mount failed.\n"]
+    L.append("| configuration | device model | tested | "
+             + " | ".join(c["name"] for c in judged) + " |")
+    L.append("|---|---|---|" + "---|" * len(judged))
+    for c in CONFIGS:
+        for (c2, m), f in found.items():
+            if c2 == c:
+                L.append(f"| {c} | {m} | {f[0]} | " + " | ".join(str(x) for x in f[1:]) + " |")
+    L.append("")
+    L.append("; ".join(f"*{c['name']}*: {c['what']}" for c in judged) + ".\n")
+    return L
 
 
 def split_cell(s):
@@ -272,7 +258,7 @@ def boot_lines(boots):
 
 def host_main(rdir, report):
     """The report of workloads/hostbench: a server's own filesystems, its
-    configurations in RESULTS_DIR/configs.tsv, its provenance in host.json."""
+    configurations in its own configs.tsv in RESULTS_DIR, its provenance in host.json."""
     with open(os.path.join(rdir, "host.json")) as f:
         host = json.load(f)
     table = read_configs(os.path.join(rdir, "configs.tsv"))
@@ -437,6 +423,7 @@ def main():
                      if s["where"][w][0] else "-" for w in CUT_WHERE]
             L.append(f"| {c} | {m} | " + " | ".join(cells) + " |")
         L.append("")
+        L += check_lines(crash_rows)
         L.append(f"![crash.png]({rel}/crash.png)\n")
     L += superseded_lines(rdir, rel)
     L.append("## What it means\n")
@@ -548,14 +535,16 @@ def meaning(crash):
                      f"{s['tested']} tested (95% upper bound on the corruption rate per cycle "
                      f"{fmt(100 * (s['rate_upper95'] or 1), 1)}%), with {s['pages_in_flight']} pages in "
                      f"flight and {s['pages_torn']} torn at the cuts" + split_words(s)
-                     + ((" — the full-page images in WAL repaired every torn page of file data." if c == "baseline"
-                         else " — without full-page writes: every 16k block of file data, and so "
-                         "every 8k page in it, persisted whole or not at all.")
+                     + ((" — the full-page images in WAL repaired every torn page of file data."
+                         if CONFIG_TABLE[c]["fpw"] == "on" else
+                         f" — without full-page writes: every {int(CONFIG_TABLE[c]['xfs_bs']) // 1024}k "
+                         "block of file data, and so every 8k page in it, persisted whole or not at all.")
                         if s['meets_expectation'] else " — THIS VIOLATES THE EXPECTATION."))
+        elif configs.expect(c) != "corrupt":
+            L.append(f"- {name}: {s['corrupt']} of {s['tested']} tested cycles corrupt "
+                     f"(no expectation: {CONFIG_TABLE[c]['what']}).")
         else:
-            why = ("without full-page writes on 4k blocks, torn pages are found" if c == "unsafe"
-                   else "16k blocks on a device that only keeps 4k units whole tear pages too: "
-                   "LBS alone is not enough")
+            why = CONFIG_TABLE[c]["what"]
             if s['meets_expectation']:
                 verdict = f" — the loop bites: {why}."
             elif s['corrupt']:

@@ -2,6 +2,7 @@
 # The guest the runner boots is the one the tests assume: our kernel, 4k
 # pages, lo up, /dev/shm mounted, the shares and modules in place.
 # vm: timeout=300
+# test: harness.pass
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 [ "$(getconf PAGESIZE)" -eq 4096 ] || t_fail "page size $(getconf PAGESIZE), want 4096"

@@ -25,6 +25,7 @@
 #     write that went through the page cache among them; the rival runs on
 #     XFS with 4k blocks (4k atomic writes), whose writeback stays plain.
 # vm: timeout=900
+# test: atomic-edges kernels=default,debug serial=yes
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 

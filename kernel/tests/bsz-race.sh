@@ -6,6 +6,7 @@
 # block size and folio order: no oops, no BUG, no splat (run-vm fails the
 # test on any), and every thread must have done work.
 # vm: mem=2048 timeout=300
+# test: bsz-race kernels=default,debug
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 BSZRACE=/lbs/build/kernel/tests/bszrace

@@ -7,6 +7,7 @@
 # inside 16k pieces, so the check can fail.
 # Usage: lbs-bdev-crash.sh [CYCLES] (default 4)
 # vm: timeout=900
+# test: lbs-bdev-crash -- 4
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 cycles=${1:-4}

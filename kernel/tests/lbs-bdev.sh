@@ -8,6 +8,9 @@
 # dropped (readahead), and after a power cycle.  Sizes above 64k are refused.
 # Usage: lbs-bdev.sh LBS (8k..64k)
 # vm: timeout=600
+# test: lbs-bdev.8k -- 8k
+# test: lbs-bdev.16k kernels=default,debug -- 16k
+# test: lbs-bdev.64k -- 64k
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 t_require blockdev dd cmp losetup xfs_io numfmt perl

@@ -9,6 +9,7 @@
 # written, from the cache and after the cache is dropped.
 # run-vm fails the test on any splat in the kernel log.
 # vm: timeout=900
+# test: lbs-compaction kernels=default,debug
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 t_require dd sha256sum

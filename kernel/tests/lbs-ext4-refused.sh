@@ -8,6 +8,7 @@
 # takes 16k block sizes, an ext4 made with 16k blocks must still be refused
 # on an ordinary device, as before the patches.
 # vm: timeout=300
+# test: lbs-ext4-refused
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 t_require mkfs.ext4 mkfs.ext2 dd

@@ -6,6 +6,8 @@
 # Usage: lbs-xfs-sector-mismatch.sh [SECTOR] (default 4096: 512-byte XFS
 # sectors on 4k; with 16384, above the page size, 4k XFS sectors on 16k)
 # vm: timeout=300
+# test: lbs-xfs-sector-mismatch
+# test: lbs-xfs-sector-mismatch.16k -- 16384
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 t_require mkfs.xfs losetup

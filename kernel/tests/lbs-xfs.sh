@@ -9,6 +9,13 @@
 # Usage: lbs-xfs.sh BLOCKSIZE [SECTORSIZE]
 #        (without SECTORSIZE it needs one scratch disk of >= 1G)
 # vm: disk=2G mem=3072 timeout=600
+# test: lbs-xfs.4k -- 4k
+# test: lbs-xfs.8k -- 8k
+# test: lbs-xfs.16k -- 16k
+# test: lbs-xfs.32k -- 32k
+# test: lbs-xfs.64k -- 64k
+# test: lbs-xfs.16k-on-16k-sectors kernels=default,debug -- 16k 16k
+# test: lbs-xfs.32k-on-32k-sectors -- 32k 32k
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 t_require mkfs.xfs xfs_io xfs_repair dd fallocate cmp

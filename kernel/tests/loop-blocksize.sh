@@ -5,6 +5,7 @@
 # through descriptors opened before the change never send bios below a
 # logical block (the device rejects those: EIO).
 # vm: mem=1024 timeout=300
+# test: loop-blocksize kernels=default,debug
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 t_require losetup blockdev dd truncate

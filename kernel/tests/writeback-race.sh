@@ -32,6 +32,7 @@
 # others (checked last, so that a kernel without the fix fails on the
 # race itself).
 # vm: mem=3072 timeout=900
+# test: writeback-race kernels=default,debug serial=yes
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 

@@ -14,6 +14,8 @@
 # atomic unit is smaller than BS): statx reports zeros and no attribute, and
 # a valid write gets EOPNOTSUPP.
 # vm: timeout=600
+# test: xfs-atomic.4k kernels=default,debug -- 4k
+# test: xfs-atomic.16k kernels=default,debug -- 16k
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 

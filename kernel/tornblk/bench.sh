@@ -3,6 +3,7 @@
 # atomicw bench run on each: 16k random writes, batches of 4, fsync after
 # each batch.  Writes $LBS_OUT/tornblk-vs-brd.csv.
 # Run: guest-image/run-vm --build build --out results/tornblk-bench -- /lbs/src/kernel/tornblk/bench.sh
+# not-a-test: a benchmark of the model itself (its numbers are in results/tornblk-bench)
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 modprobe brd rd_nr=1 rd_size=$((256 * 1024)) || t_fail "modprobe brd failed"

@@ -5,6 +5,7 @@
 # then runs the fixed work with full_page_writes on and off on each (and
 # the noise twin), and writes its CSV and report.
 # vm: disk=2G disk=2G mem=3072 timeout=1500
+# test: hostbench
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 t_require mkfs.xfs python3

@@ -125,8 +125,8 @@ def main():
     check(not s["lbs-only"]["meets_expectation"], "20 of 30 corrupt met the 90% control rule")
     check("lbs-only (copy at submission): 20 of 30 tested cycles corrupt — fewer than the 90% a control must reach" in text,
           "a control corrupt in 20 of 30 cycles is not said to miss the 90% rule")
-    check("tested cycles corrupt — the loop bites: without full-page writes on 4k blocks, torn pages "
-          "are found.  Clean: cycle 28 (seed 1028, abc): cut after write 0 of 0 (fsync), 100 8k pieces "
+    check("tested cycles corrupt — the loop bites: without full-page images 8k pages tear in 4k "
+          "units.  Clean: cycle 28 (seed 1028, abc): cut after write 0 of 0 (fsync), 100 8k pieces "
           "in flight, 0 torn; cycle 29" in text,
           "a control's clean cycles are not named with what was torn at their cuts")
     check("cycle 25 (seed 1025, abc)" in text and "cycle 26 " not in text

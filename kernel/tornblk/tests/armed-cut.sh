@@ -3,6 +3,7 @@
 # acknowledged.  Exactly N writes succeed, the next I/O fails, power reads 0,
 # and after power on fsynced data is intact while the unflushed tail was
 # torn as usual.
+# test: tornblk.armed-cut kernels=default,debug
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 dev=$(t_tornblk_create armed size_mb=64 pawu=4096)

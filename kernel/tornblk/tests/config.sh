@@ -2,6 +2,7 @@
 # configfs input is validated: bad values and changes to a live device are
 # refused with EINVAL and a one-line kernel message; the limits a device is
 # given show up in sysfs and statx.
+# test: tornblk.config
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 t_tornblk_load

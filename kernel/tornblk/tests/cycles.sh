@@ -5,6 +5,7 @@
 # removed the module holds no page and no cache record (tornblk/live); it
 # unloads every round; and no splat is printed (run-vm checks the console).
 # MemAvailable is reported too, as a coarse cross-check.
+# test: tornblk.cycles
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 

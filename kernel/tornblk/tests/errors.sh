@@ -2,6 +2,7 @@
 # Error paths: a write that cannot get memory fails whole; reads then show
 # the old data, which is also what survives a cut.  Sizes beyond the
 # machine's memory are refused with a message.
+# test: tornblk.errors kernels=default,debug
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 dev=$(t_tornblk_create errs size_mb=16 persist_pct=100)

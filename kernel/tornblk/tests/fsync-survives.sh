@@ -2,6 +2,7 @@
 # Data that was fsynced before a power cut is always there afterwards:
 # thousands of 4k blocks over several seeds, with writes still in the
 # volatile cache at the cut (so the cut had something to tear).
+# test: tornblk.fsync-survives
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 for seed in 1 2 3; do

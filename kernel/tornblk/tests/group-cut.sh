@@ -3,6 +3,7 @@
 # whether one is cut by hand or by an armed cut_after_writes on another; a
 # cut disarms every member's armed cut, and power on disarms too, so an
 # armed cut can never strike later (during log recovery, say).
+# test: tornblk.group-cut kernels=default,debug
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 a=$(t_tornblk_create ga size_mb=16 cut_group=5)

@@ -3,6 +3,7 @@
 # fails the parked flush.  cut_rewind_to makes a cut act as if right after
 # that write number: later cached writes are lost whole, earlier ones tear
 # as usual (all kept here: persist_pct 100).
+# test: tornblk.hold-rewind kernels=default,debug
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 dev=$(t_tornblk_create hold size_mb=16 persist_pct=100)

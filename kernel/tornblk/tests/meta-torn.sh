@@ -10,6 +10,7 @@
 # rewritten with 64k O_DIRECT writes, and 3000 files are created and their
 # directory fsynced while flushes are held, so that the log writes of that
 # checkpoint sit unflushed in the cache.  Then the power fails.
+# test: tornblk.meta-torn
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 t_require xfs_io

@@ -5,6 +5,7 @@
 # cut_pieces_torn.  Rewriting identical data tears pieces "partially" but
 # never visibly (cut_pieces_torn 0): the count separates tears that a
 # checksum could see from harmless ones.
+# test: tornblk.pieces
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 dev=$(t_tornblk_create pieces size_mb=16 pawu=4096 tear_unit=8192 seed=7)

@@ -1,6 +1,7 @@
 #!/bin/bash
 # The same seed and the same writes give the same persisted state; a
 # different seed gives a different one (so the comparison can fail).
+# test: tornblk.reproducible
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 

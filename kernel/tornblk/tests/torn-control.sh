@@ -2,6 +2,7 @@
 # The injector bites: with a 4k power-fail atomic unit, unflushed 16k
 # O_DIRECT writes come back torn after a cut.  With RWF_ATOMIC on a device
 # that advertises 16k atomic writes, no block is ever torn.
+# test: tornblk.torn-control
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 

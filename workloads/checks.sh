@@ -1,0 +1,219 @@
+# shellcheck shell=bash
+# The checks a crash cycle runs after power on, and the cycle's record
+# (sourced by crash.sh in the guest, after lib.sh; the unit test sources it
+# on the host for crash_columns only: it defines functions and reads
+# checks.tsv, nothing else).
+#
+# A cycle is a record: the associative array R, one entry per crash.csv
+# column.  checks.tsv lists the checks: each check_NAME below sets its own
+# columns in R, may say what made the cycle untested (crash_untested) and
+# calls crash_block when the phases that need it cannot run (a failed
+# mount, a server that does not start).  Checks are called plainly, never
+# as a condition, so that errexit holds inside them.  crash_verdict reads the columns
+# checks.tsv marks; crash_row writes R by column name, so the header and
+# the rows cannot drift apart.
+
+declare -gA R=()
+WL_CHECKS_TSV=${WL_CHECKS_TSV:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/checks.tsv}
+
+# What the cycle did and had in flight at its cut (crash.sh sets these), and
+# what closes the row; the checks' columns go between them.
+CRASH_HEAD_COLUMNS=(kernel commit config xfs_bs pawu atomic_unit full_page_writes synchronous_commit
+	dma_delay_us cycle seed cut_mode unflushed_writes cut_pos cut_fraction data_cached_writes
+	data_rewound_writes wal_cached_writes torn_writes units_kept units_lost pages_in_flight
+	pages_partial pages_torn meta_pages_torn wal_pages_torn)
+CRASH_TAIL_COLUMNS=(seconds verdict)
+
+# checks.tsv, read once: CHK_NAME, CHK_PHASE, CHK_FINDS, CHK_COLS (the
+# columns field as written, COLUMN=VALUE marks kept).
+CHK_NAME=() CHK_PHASE=() CHK_FINDS=() CHK_COLS=()
+_chk_read() {
+	local name phase finds cols what n=0
+	while IFS=$'\t' read -r name phase finds cols what; do
+		n=$((n + 1))
+		case $name in '' | '#'*) continue ;; esac
+		case $phase in powered | mount | start | online | stopped | unmounted) ;;
+		*) _wl_cfg_fail "$WL_CHECKS_TSV:$n: unknown phase '$phase'" ;;
+		esac
+		case $finds in corrupt | lost) ;; *) _wl_cfg_fail "$WL_CHECKS_TSV:$n: finds '$finds', not corrupt or lost" ;; esac
+		if [ -z "$cols" ] || [ -z "$what" ]; then
+			_wl_cfg_fail "$WL_CHECKS_TSV:$n: fewer than 5 fields"
+		fi
+		CHK_NAME+=("$name") CHK_PHASE+=("$phase") CHK_FINDS+=("$finds") CHK_COLS+=("$cols")
+	done <"$WL_CHECKS_TSV"
+	[ ${#CHK_NAME[@]} -gt 0 ] || _wl_cfg_fail "$WL_CHECKS_TSV lists no check"
+}
+_chk_read
+
+# crash_columns: crash.csv's header.
+crash_columns() {
+	local i c cols=("${CRASH_HEAD_COLUMNS[@]}")
+	for i in "${!CHK_NAME[@]}"; do
+		for c in ${CHK_COLS[$i]}; do cols+=("${c%%=*}"); done
+	done
+	cols+=("${CRASH_TAIL_COLUMNS[@]}")
+	(IFS=,; echo "${cols[*]}")
+}
+
+# crash_row: R as one CSV line in crash_columns' order (NA for a column no
+# one set: that part of the cycle did not run).
+crash_row() {
+	local col v line='' sep=''
+	local -a cols
+	IFS=, read -r -a cols <<<"$(crash_columns)"
+	for col in "${cols[@]}"; do
+		v=${R[$col]-NA}
+		case $v in *,* | *$'\n'* | '') t_fail "crash.csv column $col: '$v' is empty or has a comma or newline" ;; esac
+		line+=$sep$v sep=,
+	done
+	echo "$line"
+}
+
+# crash_untested REASON: the cycle tested nothing of what it was for.
+crash_untested() { CRASH_UNTESTED+=("$1"); }
+
+# crash_block: the phases that need this check's cannot run.
+CRASH_BLOCKED=0
+crash_block() { CRASH_BLOCKED=1; }
+
+# crash_phase PHASE: run the checks of PHASE in table order; CRASH_BLOCKED
+# is 1 afterwards when one of them blocked the phases after it.  (Call it
+# plainly and test CRASH_BLOCKED: as a condition, errexit would be off in
+# every check.)
+crash_phase() {
+	local i
+	# shellcheck disable=SC2034  # read by crash.sh
+	CRASH_BLOCKED=0
+	for i in "${!CHK_NAME[@]}"; do
+		if [ "${CHK_PHASE[$i]}" = "$1" ]; then
+			"check_${CHK_NAME[$i]}"
+		fi
+	done
+}
+
+# crash_verdict: R[verdict] from the marked columns: corrupt when a check
+# that finds corruption saw a value but its clean one, else untested when
+# something made the cycle test nothing, else clean; "+lost" when a check
+# that finds lost commits saw one.  CRASH_DAMAGE names what was found.
+crash_verdict() {
+	local i c v corrupt=0 lost=0
+	CRASH_DAMAGE=()
+	for i in "${!CHK_NAME[@]}"; do
+		for c in ${CHK_COLS[$i]}; do
+			[[ $c == *=* ]] || continue
+			v=${R[${c%%=*}]-NA}
+			if [ "$v" = NA ] || [ "$v" = "${c#*=}" ]; then continue; fi
+			CRASH_DAMAGE+=("${c%%=*} $v")
+			if [ "${CHK_FINDS[$i]}" = lost ]; then lost=1; else corrupt=1; fi
+		done
+	done
+	if [ $corrupt -eq 1 ]; then
+		R[verdict]=corrupt
+	elif [ ${#CRASH_UNTESTED[@]} -gt 0 ]; then
+		R[verdict]=untested
+	else
+		R[verdict]=clean
+	fi
+	[ $lost -eq 0 ] || R[verdict]+=+lost
+}
+
+# crash_findings: the checks' columns as "name value" pairs, for the log.
+crash_findings() {
+	local i c line='' sep=''
+	for i in "${!CHK_NAME[@]}"; do
+		for c in ${CHK_COLS[$i]}; do
+			line+="$sep${c%%=*} ${R[${c%%=*}]-NA}" sep=', '
+		done
+	done
+	echo "$line"
+}
+
+# --- the checks (checks.tsv); context: CYCLE (its number), CYCLE_LOG (the
+# kept server log), CYCLE_LEDGER (the ledger client's log) ---
+
+check_ledger_seen() {
+	R[commits_seen]=0
+	[ ! -s "$CYCLE_LEDGER" ] || R[commits_seen]=$(wc -l <"$CYCLE_LEDGER")
+	[ "${R[commits_seen]}" -gt 0 ] || crash_untested "no acknowledged commits"
+}
+
+check_mount() {
+	if wl_mount_all; then
+		R[mount]=ok
+		return 0
+	fi
+	R[mount]=failed
+	t_log "cycle $CYCLE: mount failed: $(tail -n 2 /tmp/mount.err) $(dmesg | tail -n 2)"
+	crash_block
+}
+
+# Pages that failed verification during recovery, read from the server log
+# before anything is rewritten (visibility map and free space map pages are
+# zeroed and rewritten with fresh checksums, so only the log remembers
+# them).  Free space map pages are not WAL-logged: PostgreSQL zeroes a torn
+# one and rebuilds it, by design, even with full_page_writes on; they count
+# as corruption only where pages must never tear (full_page_writes off);
+# every other page error always does.
+check_recovery() {
+	local pvf inv
+	R[recovery]=ok
+	wl_pg_start || R[recovery]=failed
+	R[fsm_pages_zeroed]=$(grep -c 'invalid page in block .*_fsm; zeroing out page' "$WL_LOG" || true)
+	R[log_page_errors]=$(grep 'invalid page in block' "$WL_LOG" | grep -vc '_fsm; zeroing out page' || true)
+	pvf=$(grep -c 'page verification failed' "$WL_LOG" || true)
+	inv=$(grep -c 'invalid page in block' "$WL_LOG" || true)
+	[ "$pvf" -le "$inv" ] || R[log_page_errors]=$((R[log_page_errors] + pvf - inv))
+	[ "$WL_FPW" = on ] || R[log_page_errors]=$((R[log_page_errors] + R[fsm_pages_zeroed]))
+	R[redo]=no
+	! grep -q 'redo starts at' "$WL_LOG" || R[redo]=yes
+	if [ "${R[recovery]}" = failed ]; then
+		t_log "cycle $CYCLE: recovery failed: $(grep -E 'PANIC|FATAL|invalid page|checksum' "$WL_LOG" | tail -n 2 | tr '\n' ' ')"
+		crash_block
+		return 0
+	fi
+	[ "${R[redo]}" = yes ] || crash_untested "no WAL redo"
+}
+
+# Each corruption report of pg_amcheck starts with a line naming its
+# relation on stdout (amcheck_errors counts them); notices and warnings go
+# to stderr.  Both are kept beside the cycle's server log.
+check_amcheck() {
+	R[amcheck_rc]=0
+	as_pg "$PGBIN/pg_amcheck" -h "$PGSOCK" -U postgres --all --install-missing \
+		--heapallindexed --parent-check --rootdescend >/tmp/amcheck.out 2>/tmp/amcheck.err ||
+		R[amcheck_rc]=$?
+	R[amcheck_errors]=$(grep -cE '^(heap table|btree index) "' /tmp/amcheck.out || true)
+	cat /tmp/amcheck.out /tmp/amcheck.err >"${CYCLE_LOG%.log}.amcheck"
+}
+
+# Rows pg_visibility finds wrongly marked all-visible or all-frozen in the
+# user tables.
+check_visibility() {
+	R[visibility_errors]=$(psql_q -d sbtest -c "SELECT (SELECT count(*) FROM pg_check_visible(c.oid)) +
+		(SELECT count(*) FROM pg_check_frozen(c.oid))
+		FROM pg_class c WHERE c.relkind IN ('r', 'm') AND c.relnamespace = 'public'::regnamespace" |
+		awk '{ s += $1 } END { print s + 0 }') || t_fail "cycle $CYCLE: pg_visibility query failed"
+}
+
+check_ledger() {
+	psql_q -d sbtest -c "COPY (SELECT tid || ' ' || seq FROM ledger) TO STDOUT" \
+		>/tmp/ledger.db || t_fail "cycle $CYCLE: reading the ledger failed"
+	touch "$CYCLE_LEDGER"
+	sort "$CYCLE_LEDGER" >/tmp/ledger.seen
+	sort /tmp/ledger.db >/tmp/ledger.have
+	R[commits_lost]=$(comm -23 /tmp/ledger.seen /tmp/ledger.have | wc -l)
+}
+
+# pg_checksums exits 1 when it finds bad pages: the count is the answer.
+check_checksums() {
+	R[checksum_bad]=$( (as_pg "$PGBIN/pg_checksums" --check -D "$WL_DATA" 2>&1 || true) |
+		awk -F: '/Bad checksums/ { gsub(/ /, "", $2); print $2 }')
+	[ -n "${R[checksum_bad]}" ] || t_fail "cycle $CYCLE: pg_checksums gave no count"
+}
+
+check_xfs_repair() {
+	R[xfs_repair]=clean
+	xfs_repair -n "/dev/$WL_DEV" >/tmp/repair.out 2>&1 || R[xfs_repair]=data-damaged
+	xfs_repair -n "/dev/$WL_WALDEV" >>/tmp/repair.out 2>&1 ||
+		R[xfs_repair]=${R[xfs_repair]/clean/}wal-damaged
+}

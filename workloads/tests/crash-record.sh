@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# Host unit test of the crash cycle's record (checks.sh) and the
+# configuration loader (configs.sh), sourced here on the host, where they
+# only define functions and read their tables:
+# - crash.csv's header is exactly that of every committed crash.csv;
+# - a row is written by column name (NA where nothing ran), and a value
+#   with a comma is refused;
+# - the verdict comes from the columns checks.tsv marks: each marked column
+#   alone makes a cycle corrupt (or +lost), NA does not, untested reasons
+#   count only without damage;
+# - phases run in their order, table order within one, and a blocking
+#   check stops the phases that need it;
+# - adding a check is one function and one line of checks.tsv: a scratch
+#   table with one more check gives its column in header and row;
+# - the loader: names by role, a configuration's fields, an unknown one
+#   refused, role fields, and Python's reader agrees with it;
+# - no other file reads configs.tsv or roles.tsv itself.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+fails=0 n=0
+t_fail() { echo "refused: $*" >&2; exit 1; }
+t_log() { :; }
+ok() { # ok WHAT: the last [ ... ] or command succeeded
+	n=$((n + 1))
+}
+bad() {
+	echo "crash-record: FAIL: $*" >&2
+	fails=$((fails + 1))
+}
+# shellcheck source=workloads/configs.sh
+. "$top/workloads/configs.sh"
+# shellcheck source=workloads/checks.sh
+. "$top/workloads/checks.sh"
+
+# 1. The header of every committed crash.csv.
+mapfile -t csvs < <(cd "$top" && git ls-files 'results/workloads/crash-*/crash.csv')
+[ ${#csvs[@]} -gt 0 ] || bad "no committed crash.csv to compare with"
+for f in "${csvs[@]}"; do
+	if [ "$(head -n 1 "$top/$f")" = "$(crash_columns)" ]; then ok; else bad "$f's header differs from crash_columns"; fi
+done
+
+# 2. A row by column name.
+R=()
+R[kernel]=k R[config]=baseline R[verdict]=clean
+row=$(crash_row)
+IFS=, read -r -a cols <<<"$(crash_columns)"
+IFS=, read -r -a vals <<<"$row"
+[ ${#vals[@]} -eq ${#cols[@]} ] || bad "the row has ${#vals[@]} fields, the header ${#cols[@]}"
+for i in "${!cols[@]}"; do
+	case ${cols[$i]} in
+	kernel) want=k ;; config) want=baseline ;; verdict) want=clean ;; *) want=NA ;;
+	esac
+	[ "${vals[$i]}" = "$want" ] || bad "column ${cols[$i]}: '${vals[$i]}', not '$want'"
+done
+ok
+R[cut_mode]='a,b'
+if (crash_row >/dev/null 2>&1); then bad "a value with a comma was written"; else ok; fi
+
+# 3. Verdicts.
+clean_r() {
+	R=() CRASH_UNTESTED=()
+	R[mount]=ok R[recovery]=ok R[redo]=yes R[log_page_errors]=0 R[fsm_pages_zeroed]=3
+	R[amcheck_rc]=0 R[amcheck_errors]=0 R[visibility_errors]=0 R[checksum_bad]=0
+	R[xfs_repair]=clean R[commits_seen]=10 R[commits_lost]=0
+}
+verdict_is() { # verdict_is WANT WHAT
+	crash_verdict
+	if [ "${R[verdict]}" = "$1" ]; then ok; else bad "$2: verdict '${R[verdict]}', not '$1'"; fi
+}
+clean_r
+verdict_is clean "every marked column clean"
+for kv in mount=failed recovery=failed log_page_errors=1 amcheck_rc=2 visibility_errors=4 \
+	checksum_bad=1 xfs_repair=data-damaged; do
+	clean_r
+	R[${kv%%=*}]=${kv#*=}
+	verdict_is corrupt "$kv alone"
+done
+clean_r
+R[commits_lost]=3
+verdict_is clean+lost "commits_lost=3 alone"
+clean_r
+R[amcheck_rc]=NA R[checksum_bad]=NA R[commits_lost]=NA
+verdict_is clean "NA: a check that did not run is no damage"
+clean_r
+CRASH_UNTESTED=("no WAL redo")
+verdict_is untested "an untested reason"
+R[checksum_bad]=2
+verdict_is corrupt "damage outweighs an untested reason"
+clean_r
+R[fsm_pages_zeroed]=9 R[amcheck_errors]=9 R[redo]=no R[commits_seen]=0
+verdict_is clean "unmarked columns only describe"
+
+# 4. Phases: order, and a block.
+ran=()
+for i in "${!CHK_NAME[@]}"; do
+	eval "check_${CHK_NAME[$i]}() { ran+=(${CHK_NAME[$i]}); [ \"${CHK_NAME[$i]}\" != \"\${BLOCKER:-}\" ] || crash_block; }"
+done
+for p in powered mount start online stopped unmounted; do crash_phase "$p"; done
+want="ledger_seen mount recovery amcheck visibility ledger checksums xfs_repair"
+if [ "${ran[*]}" = "$want" ]; then ok; else bad "phases ran '${ran[*]}', not '$want'"; fi
+# shellcheck disable=SC2034  # read by the stub checks above
+BLOCKER=mount
+crash_phase mount
+if [ "$CRASH_BLOCKED" = 1 ]; then ok; else bad "a blocking check did not set CRASH_BLOCKED"; fi
+# shellcheck disable=SC2034
+BLOCKER=
+crash_phase mount
+if [ "$CRASH_BLOCKED" = 0 ]; then ok; else bad "CRASH_BLOCKED stayed set after a phase without a block"; fi
+
+# 5. One more check: one line in checks.tsv (and its function).
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+cp "$top/workloads/checks.tsv" "$scratch/checks.tsv"
+printf 'xact\tonline\tcorrupt\txact_errors=0 xact_pages\tpg_xact against the ledger\n' >>"$scratch/checks.tsv"
+if (
+	WL_CHECKS_TSV=$scratch/checks.tsv
+	# shellcheck source=workloads/checks.sh
+	. "$top/workloads/checks.sh"
+	[[ $(crash_columns) == *,commits_lost,xact_errors,xact_pages,seconds,verdict ]] ||
+		{ echo "crash-record: FAIL: the new check's columns are not in the header: $(crash_columns)" >&2; exit 1; }
+	clean_r
+	R[xact_errors]=1
+	crash_verdict
+	[ "${R[verdict]}" = corrupt ] || { echo "crash-record: FAIL: the new check's column is not judged" >&2; exit 1; }
+); then ok; else bad "adding a check"; fi
+
+# 6. The loader.
+if [ "$(wl_configs --crash | paste -sd' ')" = "$(wl_configs protected control | paste -sd' ')" ]; then ok; else
+	bad "the crash loop's roles are not protected and control"
+fi
+wl_config lbs-atomic-wb
+if [ "$WL_XFS_BS $WL_PAWU $WL_ATOMIC $WL_FPW $WL_WALCOMP $WL_ROLE" = "16384 4096 16384 off off protected" ]; then ok; else
+	bad "wl_config lbs-atomic-wb: $WL_XFS_BS $WL_PAWU $WL_ATOMIC $WL_FPW $WL_WALCOMP $WL_ROLE"
+fi
+if msg=$(wl_config no-such 2>&1); then bad "an unknown configuration was accepted"; else
+	if [[ $msg == *"unknown configuration 'no-such'"* ]]; then ok; else bad "unknown configuration: '$msg'"; fi
+fi
+if [ "$(wl_role_field control expect)" = corrupt ]; then ok; else bad "control's expect"; fi
+if [ "$(LBS_EVIDENCE_CONTROL=7 wl_evidence_target unsafe)" = 7 ]; then ok; else bad "LBS_EVIDENCE_CONTROL"; fi
+if (LBS_EVIDENCE_CONTROL=x wl_evidence_target unsafe >/dev/null 2>&1); then bad "LBS_EVIDENCE_CONTROL=x accepted"; else ok; fi
+py=$(python3 -c "import sys; sys.path.insert(0, '$top/workloads'); import configs
+print(' '.join(configs.CONFIGS)); print(' '.join(configs.crash_configs()))")
+if [ "$py" = "$(wl_configs all | paste -sd' ')"$'\n'"$(wl_configs --crash | paste -sd' ')" ]; then ok; else
+	bad "configs.py and configs.sh disagree: $py"
+fi
+printf 'x\t1\t2\n' >"$scratch/bad.tsv"
+if (WL_CONFIGS_TSV=$scratch/bad.tsv wl_configs all >/dev/null 2>&1); then bad "a malformed table was read"; else ok; fi
+
+# 7. One reader of each table: no other file names one by its path
+# (hostbench writes a table of its own into its results).
+readers=$(git -C "$top" grep -nE '/(configs|roles|checks)\.tsv' -- '*.sh' '*.py' '*CMakeLists.txt' \
+	'*/run' '*/hostbench' '*/demo' '*/test' | grep -vE '^[^:]+:[0-9]+:\s*#' |
+	grep -vE '^(workloads/(configs|checks)\.(sh|py)|workloads/tests/crash-record\.sh|workloads/hostbench):' || true)
+if [ -z "$readers" ]; then ok; else bad "tables read outside configs.sh/configs.py: $readers"; fi
+
+[ "$fails" -eq 0 ] || { echo "crash-record: $fails failed" >&2; exit 1; }
+# shellcheck disable=SC2031  # counted in this shell
+echo "crash-record: $n checks passed"
