@@ -15,6 +15,14 @@
 # shellcheck disable=SC2034  # used by the scripts that source this file
 BENCH_COLUMNS="kernel,config,xfs_bs,pawu,atomic_unit,full_page_writes,wal_compression,dma_delay_us,mode,workload,rep,ckpt_every,threads,data_set,warmup_events,transactions,seconds,wall_seconds,checkpoint_wait_s,tps,tps_cv,lat_avg_ms,lat_p95_ms,lat_p99_ms,wal_bytes,wal_fpi,wal_records,checkpoints_req,checkpoints_timed,checkpoint_waits,buffers_checkpoint,buffers_clean,buffers_backend,autovacuums,data_dev_bytes,wal_dev_bytes,wal_bytes_per_txn,wal_dev_bytes_per_txn,fpi_per_txn,data_dev_bytes_per_txn,recovery_s,restart_s,recovery_wal_bytes"
 
+# bench_count OPTION VALUE: a transaction count, whole and above 0; pgbench
+# runs -t per client, so it must split evenly over the threads.
+bench_count() {
+	case $2 in '' | *[!0-9]* | 0) t_fail "$1 takes whole numbers above 0, got '$2'" ;; esac
+	[ $(($2 % WL_THREADS)) -eq 0 ] ||
+		t_fail "$1 $2 is not a multiple of the $WL_THREADS client threads (pgbench runs -t per client)"
+}
+
 # bench_validate: the workloads and transaction counts of the options.
 bench_validate() {
 	local w k
@@ -26,11 +34,10 @@ bench_validate() {
 		*) t_fail "unknown workload '$w' (oltp_write_only, oltp_read_write, oltp_update_index, each with :uniform or not; pgbench-tpcb, pgbench-N)" ;;
 		esac
 	done
-	# pgbench runs -t per client: every count must split evenly over the threads.
-	for k in "${k_list[@]}" "$events" "$warmup"; do
-		case $k in '' | *[!0-9]* | 0) t_fail "--ckpt-every takes whole numbers above 0, got '$k'" ;; esac
-		[ $((k % WL_THREADS)) -eq 0 ] ||
-			t_fail "transaction counts must be multiples of the $WL_THREADS client threads, got $k"
+	bench_count --events "$events"
+	bench_count --warmup-events "$warmup"
+	for k in "${k_list[@]}"; do
+		bench_count --ckpt-every "$k"
 	done
 	for k in "${k_list[@]}"; do
 		[ $((events % k)) -eq 0 ] || t_fail "--events $events is not a multiple of --ckpt-every $k"

@@ -51,10 +51,12 @@ prune_cache() {
 	# Half-built entries of an interrupted run, left for more than two hours.
 	find "$dir" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended \
 		-regex '.*/[0-9a-f]{16}\.tmp' -mmin +120 -exec rm -rf {} +
+	# NUL-separated: a DIR with a newline in its name must not split into
+	# names of directories outside it.
 	find "$dir" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended \
-		-regex '.*/[0-9a-f]{16}' -printf '%T@ %p\n' |
-		sort -rn | tail -n +"$((keep + 1))" | cut -d' ' -f2- |
-		while read -r old; do
+		-regex '.*/[0-9a-f]{16}' -printf '%T@ %p\0' |
+		sort -z -rn | tail -z -n +"$((keep + 1))" | cut -z -d' ' -f2- |
+		while IFS= read -r -d '' old; do
 			log "pruning old cache entry $old"
 			rm -rf -- "$old"
 		done
@@ -63,9 +65,10 @@ prune_cache() {
 # with_heartbeat [--status FN] LOG CMD...: run CMD with output to LOG,
 # printing a progress line every 30 s (FN, when given, prints what the line
 # says; the default is the log's line count and last line); on failure show
-# the tail of LOG.  CMD runs in a session of its own, and Ctrl-C or SIGTERM
-# stops all of it (make and its compilers, debootstrap and its children)
-# before this shell exits.
+# the tail of LOG.  CMD runs in a session of its own, and Ctrl-C, SIGTERM or
+# SIGHUP (a dropped ssh session) stops all of it (make and its compilers,
+# debootstrap and its children) before this shell exits: a build left
+# running would keep the build lock.
 with_heartbeat() {
 	local logf pid rc n=0 status=
 	if [ "${1:-}" = --status ]; then
@@ -77,7 +80,7 @@ with_heartbeat() {
 	setsid "$@" >"$logf" 2>&1 </dev/null &
 	pid=$!
 	# shellcheck disable=SC2064  # pid is fixed now
-	trap "kill -TERM -- -$pid 2>/dev/null; wait $pid 2>/dev/null; die 'interrupted: stopped $1'" INT TERM
+	trap "kill -TERM -- -$pid 2>/dev/null; wait $pid 2>/dev/null; die 'interrupted: stopped $1'" INT TERM HUP
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 2
 		n=$((n + 1))
@@ -91,7 +94,7 @@ with_heartbeat() {
 	done
 	rc=0
 	wait "$pid" || rc=$?
-	trap - INT TERM
+	trap - INT TERM HUP
 	if [ "$rc" -ne 0 ]; then
 		tail -n 40 "$logf" >&2
 		die "'$*' failed (exit $rc); full log: $logf"

@@ -2,7 +2,8 @@
 # Host unit test: workloads/hostbench refuses every path that is not the
 # mount point of a dedicated filesystem, and bad options, before it touches
 # anything (no package, no directory, no server).  Safe on any machine: each
-# case stops at argument checking.
+# case stops at argument checking.  And README.md does not promise that it
+# installs PostgreSQL.
 set -euo pipefail
 hb=$(cd "$(dirname "$0")/.." && pwd)/hostbench
 fails=0 n=0
@@ -30,6 +31,10 @@ if [ "$(id -u)" -eq 0 ]; then
 	refuses "a plain directory" "is not a mount point" "$scratch"
 	refuses "the root filesystem" "is not a dedicated filesystem" /
 	refuses "a symlink to /" "is not a dedicated filesystem" "$(ln -s / "$scratch/root" && echo "$scratch/root")"
+	# A filesystem on no block device: the message names its source.
+	if [ "$(findmnt -n -o FSROOT -M /proc | tail -n 1)" = / ]; then
+		refuses "a pseudo filesystem" "/proc: its source '$(findmnt -n -o SOURCE -M /proc | tail -n 1)' is not a device" /proc
+	fi
 else
 	refuses "not root" "run as root" "$scratch"
 fi
@@ -38,5 +43,14 @@ fi
 	echo "hostbench-refusals: FAIL: files appeared in $scratch" >&2
 	fails=$((fails + 1))
 }
+# What the README says of packages is what hostbench does: it installs
+# sysbench if missing, but refuses to install PostgreSQL (Debian's package
+# creates and starts a cluster of its own) and asks for it first.
+readme=$(tr '\n' ' ' <"$(dirname "$hb")/../README.md" | tr -s ' ')
+if grep -qE 'installs[^.;]*postgresql-15' <<<"$readme" ||
+	! grep -qF 'PostgreSQL 15 must already be installed' <<<"$readme"; then
+	echo "hostbench-refusals: FAIL: README.md says hostbench installs postgresql-15; it refuses to" >&2
+	fails=$((fails + 1))
+fi
 [ "$fails" -eq 0 ] || exit 1
 echo "hostbench-refusals: $n refusals as expected"
