@@ -14,7 +14,8 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CONFIGS_TSV = os.path.join(HERE, "configs.tsv")
+# (WL_CONFIGS_TSV names another table, as in configs.sh: the tests' scratch one)
+CONFIGS_TSV = os.environ.get("WL_CONFIGS_TSV") or os.path.join(HERE, "configs.tsv")
 ROLES_TSV = os.path.join(HERE, "roles.tsv")
 CONFIG_FIELDS = ("xfs_bs", "pawu", "atomic", "fpw", "walcomp", "role", "what")
 ROLE_FIELDS = ("crash", "evidence", "test", "expect", "meaning")

@@ -14,6 +14,7 @@
 #   table with one more check gives its column in header and row;
 # - the loader: names by role, a configuration's fields, an unknown one
 #   refused, role fields, and Python's reader agrees with it;
+# - a configuration is one row of configs.tsv (a scratch table with one more);
 # - no other file reads configs.tsv or roles.tsv itself.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -146,7 +147,30 @@ fi
 printf 'x\t1\t2\n' >"$scratch/bad.tsv"
 if (WL_CONFIGS_TSV=$scratch/bad.tsv wl_configs all >/dev/null 2>&1); then bad "a malformed table was read"; else ok; fi
 
-# 7. One reader of each table: no other file names one by its path
+# 7. A configuration is one row: with one more row in a scratch table, the
+# crash test, the evidence target, the Python reader and the report's
+# expectation all know it, with nothing else changed.
+sed -n '1,/^# name/p' "$top/workloads/configs.tsv" >"$scratch/configs.tsv"
+grep -v '^#' "$top/workloads/configs.tsv" >>"$scratch/configs.tsv"
+printf 'lbs8k-atomic\t8192\t8192\t8192\toff\toff\tprotected\t8k blocks on an 8k atomic unit\n' \
+	>>"$scratch/configs.tsv"
+if WL_CONFIGS_TSV=$scratch/configs.tsv bash "$top/workloads/configs.sh" tests |
+	grep -qx 'crash.lbs8k-atomic -- lbs8k-atomic --cycles 2 --check'; then ok; else
+	bad "a new configuration row has no crash test"
+fi
+if [ "$(WL_CONFIGS_TSV=$scratch/configs.tsv wl_evidence_target lbs8k-atomic)" = 60 ]; then ok; else
+	bad "a new protected row has no evidence target of 60"
+fi
+py=$(WL_CONFIGS_TSV=$scratch/configs.tsv python3 -c "import sys; sys.path.insert(0, '$top/workloads')
+import configs; print(configs.expect('lbs8k-atomic'), 'lbs8k-atomic' in configs.crash_configs(),
+configs.expectation_text('lbs8k-atomic'))")
+if [ "$py" = "clean True never corrupt, never lose a commit, every cycle tested something, no torn piece of file data" ]; then
+	ok
+else
+	bad "configs.py on a new row: $py"
+fi
+
+# 8. One reader of each table: no other file names one by its path
 # (hostbench writes a table of its own into its results).
 readers=$(git -C "$top" grep -nE '/(configs|roles|checks)\.tsv' -- '*.sh' '*.py' '*CMakeLists.txt' \
 	'*/run' '*/hostbench' '*/demo' '*/test' | grep -vE '^[^:]+:[0-9]+:\s*#' |
