@@ -217,3 +217,10 @@ check_xfs_repair() {
 	xfs_repair -n "/dev/$WL_WALDEV" >>/tmp/repair.out 2>&1 ||
 		R[xfs_repair]=${R[xfs_repair]/clean/}wal-damaged
 }
+
+# Every check checks.tsv names has its function (found now, not after the
+# first power cut).
+for _chk in "${CHK_NAME[@]}"; do
+	declare -F "check_$_chk" >/dev/null || _wl_cfg_fail "$WL_CHECKS_TSV names check '$_chk' but checks.sh has no check_$_chk"
+done
+unset _chk

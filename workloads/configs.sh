@@ -10,7 +10,7 @@
 
 WL_CONFIGS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WL_CONFIGS_TSV=${WL_CONFIGS_TSV:-$WL_CONFIGS_DIR/configs.tsv}
-WL_ROLES_TSV=$WL_CONFIGS_DIR/roles.tsv
+WL_ROLES_TSV=${WL_ROLES_TSV:-$WL_CONFIGS_DIR/roles.tsv}
 
 # The device model of every workload run, crash loop and benchmark alike:
 # tornblk reads a write's data dma_delay_us microseconds per page after
@@ -47,7 +47,8 @@ wl_configs() {
 	local roles
 	case ${1:-all} in
 	all) roles='' ;;
-	--crash) roles=" $(wl_roles_where crash yes | tr '\n' ' ') " ;;
+	--crash) roles=$(wl_roles_where crash yes | tr '\n' ' ') || return 1
+		roles=" $roles " ;;
 	*) roles=" $* " ;;
 	esac
 	_wl_table "$WL_CONFIGS_TSV" 8 | awk -F'\t' -v roles="$roles" \
@@ -101,8 +102,9 @@ wl_evidence_target() {
 # one (roles.tsv's test field), as "# test:" declarations without the
 # "# test:" (crash.sh's test-source, read by scripts/vm-tests).
 wl_crash_tests() {
-	local c args
-	for c in $(wl_configs --crash); do
+	local c args list
+	list=$(wl_configs --crash) || return 1
+	for c in $list; do
 		wl_config "$c"
 		args=$(wl_role_field "$WL_ROLE" test)
 		[ "$args" = - ] || echo "crash.$c -- $c $args --check"

@@ -38,8 +38,10 @@ WL_LUA_DIR=/lbs/src/workloads
 
 # The configurations (wl_configs, wl_config) and the device model's
 # default (WL_DMA_DELAY_US).
+# (Beside this file: hostbench sources lib.sh on the host, where there is
+# no /lbs/src.)
 # shellcheck source=workloads/configs.sh
-. /lbs/src/workloads/configs.sh
+. "$(dirname "${BASH_SOURCE[0]}")/configs.sh"
 
 as_pg() { runuser -u postgres -- "$@"; }
 psql_q() { as_pg psql -h "$PGSOCK" -U postgres -X -q -At -v ON_ERROR_STOP=1 "$@"; }

@@ -59,3 +59,21 @@ cli_done() {
 	[ "$fails" -eq 0 ] || { echo "$name: $fails of $checks checks failed" >&2; exit 1; }
 	echo "$name: $checks checks passed"
 }
+
+# absent WHAT PATH...: none of the paths exists (each is removed after, so
+# that the next case starts clean).
+absent() {
+	local what=$1 p
+	shift
+	for p in "$@"; do
+		check "$what: $p was left behind" test ! -e "$p"
+		rm -f "$p"
+	done
+}
+
+# grown WHAT FILE: FILE, 64k before the command, is still 64k (put back to
+# that after).
+grown() {
+	check "$1: $2 was grown or not shrunk back" test "$(stat -c %s "$2")" -eq 65536
+	truncate -s 64k "$2"
+}

@@ -115,6 +115,8 @@ cp "$top/workloads/checks.tsv" "$scratch/checks.tsv"
 printf 'xact\tonline\tcorrupt\txact_errors=0 xact_pages\tpg_xact against the ledger\n' >>"$scratch/checks.tsv"
 if (
 	WL_CHECKS_TSV=$scratch/checks.tsv
+	# shellcheck disable=SC2317  # called by crash_phase
+	check_xact() { :; } # its function (checks.sh refuses a check without one)
 	# shellcheck source=workloads/checks.sh
 	. "$top/workloads/checks.sh"
 	[[ $(crash_columns) == *,commits_lost,xact_errors,xact_pages,seconds,verdict ]] ||
@@ -168,6 +170,29 @@ if [ "$py" = "clean True never corrupt, never lose a commit, every cycle tested 
 	ok
 else
 	bad "configs.py on a new row: $py"
+fi
+
+# A check without its function is refused when checks.sh is sourced.
+if (WL_CHECKS_TSV=$scratch/checks.tsv; unset -f check_xact
+	# shellcheck source=workloads/checks.sh
+	. "$top/workloads/checks.sh") 2>/dev/null; then
+	bad "a check without its function was accepted"
+else
+	ok
+fi
+# A malformed roles.tsv stops the crash tests' list instead of emptying it.
+cp "$top/workloads/roles.tsv" "$scratch/roles.tsv"
+printf 'probe\tyes\n' >>"$scratch/roles.tsv"
+if out=$(WL_ROLES_TSV=$scratch/roles.tsv bash "$top/workloads/configs.sh" tests 2>&1); then
+	bad "a malformed roles.tsv gave the crash tests: $out"
+else
+	ok
+fi
+# lib.sh sources on the host (hostbench does), away from /lbs/src.
+# (A shell of its own: in a condition, errexit would not stop at a failed '.'.)
+if bash -c 'set -euo pipefail; WL_PROFILE=bench; . "$1"; declare -F wl_role_field >/dev/null' _ \
+	"$top/workloads/lib.sh" 2>/dev/null; then ok; else
+	bad "workloads/lib.sh does not source on the host"
 fi
 
 # 8. One reader of each table: no other file names one by its path

@@ -10,29 +10,13 @@
 new=$scratch/new old=$scratch/old j=$scratch/j
 truncate -s 64k "$old"
 
-# absent WHAT PATH...: none of the paths exists (each is removed after, so
-# that the next case starts clean).
-absent() {
-	local what=$1 p
-	shift
-	for p in "$@"; do
-		check "$what: $p was made" test ! -e "$p"
-		rm -f "$p"
-	done
-}
-
-# grown WHAT: the existing file is still 64k (put back to that after).
-grown() {
-	check "$1: the file was grown" test "$(stat -c %s "$old")" -eq 65536
-	truncate -s 64k "$old"
-}
 
 refuses "write, no room in the size to create" "no room" \
 	write "$new" --create 1m -b 4k -n 1000 -j "$j" --journal-same-device
 absent "write, no room" "$new" "$j"
 refuses "write, no room in the size to grow to" "no room" \
 	write "$old" --create 1m -b 4k -n 1000 -j "$j" --journal-same-device
-grown "write, no room"
+grown "write, no room" "$old"
 refuses "write, journal is the new target" "is the target" \
 	write "$new" --create 1m -b 4k -j "$scratch/./new" --journal-same-device
 absent "write, journal is the target" "$new"
@@ -45,7 +29,7 @@ refuses "bench, too small" "too small" \
 	--json "$scratch/b.json" --rounds-csv "$scratch/r.csv"
 absent "bench, too small" "$new" "$scratch/b.csv" "$scratch/b.json" "$scratch/r.csv"
 refuses "bench, too small to grow to" "too small" bench "$old" --create 1m -b 4k -n 1000 -c 1
-grown "bench, too small"
+grown "bench, too small" "$old"
 
 # --atomic where statx reports no atomic writes for a 1m block (all but a
 # few filesystems and devices): refused with exit 2, nothing left behind.
@@ -54,7 +38,7 @@ if [ "$rc" -eq 2 ]; then
 	absent "write --atomic refused" "$new" "$j"
 	run write "$old" --create 4m -b 1m --atomic -j "$j" --journal-same-device
 	check "write --atomic refused: exit 2" test "$rc" -eq 2
-	grown "write --atomic refused"
+	grown "write --atomic refused" "$old"
 	run bench "$new" --create 4m -b 1m -n 2 -c 1 --modes atomic --csv "$scratch/b.csv"
 	check "bench --atomic refused: exit 2" test "$rc" -eq 2
 	absent "bench --atomic refused" "$new" "$scratch/b.csv"

@@ -32,22 +32,6 @@ fails() {
 	fi
 }
 
-# absent WHAT PATH...: none of the paths exists (each is removed after, so
-# that the next case starts clean).
-absent() {
-	local what=$1 p
-	shift
-	for p in "$@"; do
-		check "$what: $p was left behind" test ! -e "$p"
-		rm -f "$p"
-	done
-}
-
-# grown WHAT: the existing file is still 64k (put back to that after).
-grown() {
-	check "$1: $old was not shrunk back" test "$(stat -c %s "$old")" -eq 65536
-	truncate -s 64k "$old"
-}
 
 wargs=(--create 1m -b 4k -n 16 -j "$j" --journal-same-device)
 bargs=(--create 1m -b 4k -n 16 -c 1 --modes "plain,doublewrite" --csv "${outs[0]}"
@@ -57,7 +41,7 @@ fails "write --create" write "$new" "${wargs[@]}"
 absent "write --create" "$new" "$j"
 truncate -s 64k "$old"
 fails "write --create, growing" write "$old" "${wargs[@]}"
-grown "write --create, growing"
+grown "write --create, growing" "$old"
 absent "write --create, growing" "$j"
 
 # An earlier run's journal is not overwritten by a run that cannot start.
@@ -73,7 +57,7 @@ same_bytes "write --create over a journal" "$j" "$sum"
 fails "bench --create" bench "$new" "${bargs[@]}"
 absent "bench --create" "$new" "${outs[@]}"
 fails "bench --create, growing" bench "$old" "${bargs[@]}"
-grown "bench --create, growing"
+grown "bench --create, growing" "$old"
 absent "bench --create, growing" "${outs[@]}"
 works "bench, the control" bench "$new" "${bargs[@]}"
 for p in "$new" "${outs[@]}"; do
