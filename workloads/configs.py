@@ -104,7 +104,8 @@ def expectation_text(c):
     return "no expectation: measured"
 
 
-def _num(v):
+def num(v):
+    """A CSV cell as a number, or None when it is empty or not one."""
     try:
         return float(v)
     except (TypeError, ValueError):
@@ -125,7 +126,7 @@ def tally(rows):
         t["untested"] += v.startswith("untested")
         t["tested"] += not v.startswith("untested")
         t["lost"] += v.endswith("lost")
-        meta, torn = _num(r.get("meta_pages_torn")), _num(r.get("pages_torn"))
+        meta, torn = num(r.get("meta_pages_torn")), num(r.get("pages_torn"))
         if meta is not None and torn is not None:
             if meta > torn:
                 raise ValueError(f"crash.csv of {r['config']}, cycle {r.get('cycle')}: "

@@ -17,6 +17,7 @@ import os
 import subprocess
 
 import stats
+from configs import num  # noqa: F401  (report.py and the tests take it from here)
 
 # Per-run numbers summarised for each cell: (column, label, digits).
 FIXED_METRICS = [
@@ -46,13 +47,6 @@ def reference_of(table):
     """The configuration everything is compared with."""
     return next((c for c, t in table.items() if t["role"] == "reference"), REFERENCE)
 REQUIRED = ("mode", "config", "workload", "rep", "ckpt_every", "tps")
-
-
-def num(v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
 
 
 def read_rows(path):

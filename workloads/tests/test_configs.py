@@ -9,6 +9,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from checker import Checker  # noqa: E402
 import configs  # noqa: E402
 
 COLUMNS = ["config", "cycle", "pages_torn", "meta_pages_torn", "verdict"]
@@ -28,13 +30,7 @@ def judge_cli(d, rows, *extra):
 
 
 def main():
-    failures = []
-    count = [0]
-
-    def check(cond, what):
-        count[0] += 1
-        if not cond:
-            failures.append(what)
+    check = Checker("test_configs")
 
     check(configs.expect("baseline") == "clean", "baseline is not protected")
     check(configs.expect("unsafe") == "corrupt", "unsafe is not a control")
@@ -86,11 +82,7 @@ def main():
         rc, out = judge_cli(d, [("baseline", "clean", 0, 0), ("unsafe", "clean", 0, 0)])
         check(rc != 0 and "2 configurations" in out, f"a mixed CSV is judged: {out}")
 
-    if failures:
-        for f in failures:
-            print(f"test_configs: FAIL: {f}", file=sys.stderr)
-        sys.exit(1)
-    print(f"test_configs: {count[0]} checks passed")
+    check.done()
 
 
 if __name__ == "__main__":

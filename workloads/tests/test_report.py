@@ -13,6 +13,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from checker import Checker  # noqa: E402
 import report  # noqa: E402
 
 COLUMNS = ("kernel,commit,config,xfs_bs,pawu,atomic_unit,full_page_writes,synchronous_commit,"
@@ -43,13 +45,7 @@ def write(d, config, rows):
 
 
 def main():
-    failures = []
-    count = [0]
-
-    def check(cond, what):
-        count[0] += 1
-        if not cond:
-            failures.append(what)
+    check = Checker("test_report")
 
     # Clopper-Pearson upper bounds against known values.
     check(abs(report.binom_upper(0, 60) - 0.0487) < 1e-3, "0/60 bound is not 4.87%")
@@ -192,11 +188,7 @@ def main():
           f"lbs-only's cuts by kind are wrong: {where}")
     check("| lbs-only | copy at submission | 7/10, 1000 | 6/10, 1000 | 7/10, 1000 |" in text,
           "REPORT.md has no row of where lbs-only's cuts fell")
-    for f in failures:
-        print(f"test_report: FAIL: {f}", file=sys.stderr)
-    if failures:
-        sys.exit(1)
-    print(f"test_report: {count[0]} checks passed")
+    check.done()
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from checker import Checker  # noqa: E402
 import report  # noqa: E402
 import report_bench  # noqa: E402
 import stats  # noqa: E402
@@ -58,13 +60,7 @@ def write(path, rs):
 
 
 def main():
-    failures = []
-    count = [0]
-
-    def check(cond, what):
-        count[0] += 1
-        if not cond:
-            failures.append(what)
+    check = Checker("test_report_bench")
 
     rng = random.Random(7)
     # The order-statistic interval of a median: [x(2), x(9)] with 97.85%
@@ -156,11 +152,7 @@ def main():
         except SystemExit as e:
             check("older bench.sh" in str(e), f"old bench.csv refused without the reason: {e}")
 
-    for f in failures:
-        print(f"test_report_bench: FAIL: {f}", file=sys.stderr)
-    if failures:
-        sys.exit(1)
-    print(f"test_report_bench: {count[0]} checks passed")
+    check.done()
 
 
 if __name__ == "__main__":
