@@ -21,8 +21,8 @@
 # And untorn_metadata_bytes: 0 on the plain device, the block size on the
 # atomic one, 0 where directory blocks are two blocks.
 # Usage: xfs-meta-untorn.sh [ROUNDS]   (3 by default)
-# test: xfs-meta-untorn
-# test: xfs-meta-untorn kernels=debug -- 1
+# test: xfs-meta-untorn serial=yes
+# test: xfs-meta-untorn kernels=debug serial=yes -- 1
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 t_require xfs_repair fsfreeze
