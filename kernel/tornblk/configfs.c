@@ -153,8 +153,8 @@ TORNBLK_ATTR(logical_block_size, tornblk_check_lbs);
 TORNBLK_ATTR(physical_block_size, tornblk_check_lbs);
 TORNBLK_ATTR(pawu, tornblk_check_lbs);
 TORNBLK_ATTR(atomic_unit_min, tornblk_check_limit);
-TORNBLK_ATTR(atomic_unit_max, tornblk_check_limit);
 TORNBLK_ATTR(atomic_boundary, tornblk_check_limit);
+TORNBLK_ATTR(chunk_size, tornblk_check_limit);
 TORNBLK_ATTR(cache_mb, tornblk_check_size);
 TORNBLK_ATTR(write_cache, tornblk_check_fixed);
 TORNBLK_ATTR(fua, tornblk_check_fixed);
@@ -230,6 +230,44 @@ static ssize_t tornblk_hold_flush_store(struct config_item *item,
 }
 CONFIGFS_ATTR(tornblk_, hold_flush);
 
+/*
+ * atomic_unit_max is fixed as the other limits until the disk exists; then it
+ * can still shrink, or drop to 0 (no atomic writes), as a device's limits do
+ * when an NVMe namespace is formatted or rescanned (disk.c).
+ */
+static ssize_t tornblk_atomic_unit_max_show(struct config_item *item,
+					    char *page)
+{
+	return sysfs_emit(page, "%u\n", to_tornblk_dev(item)->atomic_unit_max);
+}
+
+static ssize_t tornblk_atomic_unit_max_store(struct config_item *item,
+					     const char *page, size_t count)
+{
+	struct tornblk_dev *dev = to_tornblk_dev(item);
+	u32 v;
+	int ret = kstrtou32(page, 0, &v);
+
+	if (ret) {
+		pr_warn("%s: atomic_unit_max: not a number\n", dev->name);
+		return ret;
+	}
+	mutex_lock(&tornblk_cfg_lock);
+	if (dev->disk) {
+		ret = tornblk_shrink_atomic(dev, v);
+	} else {
+		ret = tornblk_check_limit(dev, "atomic_unit_max", v);
+		if (!ret) {
+			tornblk_lock(dev);
+			dev->atomic_unit_max = v;
+			tornblk_unlock(dev);
+		}
+	}
+	mutex_unlock(&tornblk_cfg_lock);
+	return ret ? ret : count;
+}
+CONFIGFS_ATTR(tornblk_, atomic_unit_max);
+
 static ssize_t tornblk_power_show(struct config_item *item, char *page)
 {
 	struct tornblk_dev *dev = to_tornblk_dev(item);
@@ -269,6 +307,7 @@ static struct configfs_attribute *tornblk_attrs[] = {
 	&tornblk_attr_atomic_unit_min,
 	&tornblk_attr_atomic_unit_max,
 	&tornblk_attr_atomic_boundary,
+	&tornblk_attr_chunk_size,
 	&tornblk_attr_cache_mb,
 	&tornblk_attr_write_cache,
 	&tornblk_attr_fua,

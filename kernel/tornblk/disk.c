@@ -35,6 +35,11 @@ static int tornblk_check_config(struct tornblk_dev *dev)
 		why = "atomic_unit_max is larger than the 1 MiB maximum I/O";
 	else if (dev->atomic_boundary && dev->atomic_boundary < dev->atomic_unit_max)
 		why = "atomic_boundary is smaller than atomic_unit_max";
+	else if (dev->chunk_size && dev->chunk_size < dev->logical_block_size)
+		why = "chunk_size is smaller than logical_block_size";
+	else if (dev->chunk_size && dev->atomic_boundary &&
+		 dev->chunk_size % dev->atomic_boundary)
+		why = "chunk_size is not a multiple of atomic_boundary";
 	if (why)
 		pr_warn("%s: %s\n", dev->name, why);
 	return why ? -EINVAL : 0;
@@ -51,6 +56,7 @@ static int tornblk_add_disk(struct tornblk_dev *dev)
 		.atomic_write_hw_unit_min = dev->atomic_unit_min,
 		.atomic_write_hw_unit_max = dev->atomic_unit_max,
 		.atomic_write_hw_boundary = dev->atomic_boundary,
+		.chunk_sectors		= dev->chunk_size >> SECTOR_SHIFT,
 	};
 	struct gendisk *disk;
 	int ret;
@@ -103,6 +109,43 @@ static int tornblk_add_disk(struct tornblk_dev *dev)
 		dev->name, dev->size_mb, dev->logical_block_size,
 		dev->physical_block_size, dev->pawu, dev->atomic_unit_min,
 		dev->atomic_unit_max, dev->write_cache ? "on" : "off");
+	return 0;
+}
+
+/*
+ * Shrink the atomic write unit maximum of a live device, or drop atomic
+ * writes (0), as a device does when its namespace is formatted or rescanned;
+ * with the configuration lock held.  The queue is frozen meanwhile, so do it
+ * while no flush is held (hold_flush), which would keep it from draining.
+ */
+int tornblk_shrink_atomic(struct tornblk_dev *dev, u32 max)
+{
+	struct queue_limits lim;
+	int ret;
+
+	if (max > dev->atomic_unit_max ||
+	    (max && (!is_power_of_2(max) || max < dev->logical_block_size))) {
+		pr_warn("%s: atomic_unit_max=%u: on a live device it can only shrink, to 0 or a power of two from logical_block_size to %u\n",
+			dev->name, max, dev->atomic_unit_max);
+		return -EINVAL;
+	}
+	lim = queue_limits_start_update(dev->disk->queue);
+	lim.atomic_write_hw_max = max;
+	lim.atomic_write_hw_unit_max = max;
+	lim.atomic_write_hw_unit_min = min(lim.atomic_write_hw_unit_min, max);
+	if (!max)
+		lim.atomic_write_hw_boundary = 0;
+	ret = queue_limits_commit_update_frozen(dev->disk->queue, &lim);
+	if (ret)
+		return ret;
+	tornblk_lock(dev);
+	dev->atomic_unit_max = max;
+	dev->atomic_unit_min = min(dev->atomic_unit_min, max);
+	if (!max)
+		dev->atomic_boundary = 0;
+	tornblk_unlock(dev);
+	pr_info("%s: atomic write unit max is now %u (changed on the live device)\n",
+		dev->name, max);
 	return 0;
 }
 

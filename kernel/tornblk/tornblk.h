@@ -102,6 +102,7 @@ struct tornblk_dev {
 	u32 atomic_unit_min;
 	u32 atomic_unit_max;
 	u32 atomic_boundary;
+	u32 chunk_size;		/* bytes; the block layer splits bios at it */
 	u32 cache_mb;
 	bool write_cache;
 	bool fua;
@@ -205,6 +206,7 @@ void tornblk_release_held(struct tornblk_dev *dev);
 
 /* disk.c */
 int tornblk_set_power(struct tornblk_dev *dev, bool on);
+int tornblk_shrink_atomic(struct tornblk_dev *dev, u32 max);
 void tornblk_del_disk(struct tornblk_dev *dev);
 int tornblk_disk_init(void);
 void tornblk_disk_exit(void);
