@@ -26,10 +26,13 @@
 #   lba16k:  16k XFS on a device of 16k logical blocks: a block is one
 #            logical block, but the capture can mix old and new within it
 #            all the same: stable writes and REQ_ATOMIC writeback as for
-#            atomic, no half mixed.
+#            atomic, no half mixed;
+#   atomicoff: atomicwb mounted with nountorn, the switch that turns untorn
+#            buffered writes off: it must race as racy does (halves mixed,
+#            no REQ_ATOMIC, no waiting), the control for the switch.
 # Each mount reports in /sys/fs/xfs/NAME/untorn_buffered_bytes the block
 # size it keeps untorn: 16384 for atomic, atomicwb and lba16k, 0 for the
-# others (checked last, so that a kernel without the fix fails on the
+# others (atomicoff included) (checked last, so that a kernel without the fix fails on the
 # race itself).
 # vm: mem=3072 timeout=900
 # test: writeback-race kernels=default,debug serial=yes
@@ -38,8 +41,8 @@
 
 dma_us=1000
 
-# run NAME XFS-BS PAWU ATOMIC-MIN ATOMIC-MAX [LBA]: one race on a new device
-# of LBA-byte logical blocks (default 4096);
+# run NAME XFS-BS PAWU ATOMIC-MIN ATOMIC-MAX [LBA [OPTS]]: one race on a new
+# device of LBA-byte logical blocks (default 4096), XFS mounted with OPTS;
 # sets MIXED (torn + corrupt halves), WAIT_US (p50 of the first write()
 # after a writeback start), ROUNDS and ATOMIC_WRITES (REQ_ATOMIC writes the
 # device saw during the race, which stamps every block once first).
@@ -49,7 +52,7 @@ run() {
 	t_tornblk_create "$name" size_mb=512 logical_block_size="$lba" physical_block_size=16384 \
 		pawu="$3" "${atomic[@]}" seed=11 dma_delay_us=$dma_us stable_writes=0 >/dev/null
 	t_mkfs_xfs "/dev/$name" "$bs" -s size="$lba"
-	t_mount "/dev/$name" "$mnt"
+	t_mount "/dev/$name" "$mnt" "${7:-}"
 	UNTORN[$name]=$(cat "/sys/fs/xfs/$name/untorn_buffered_bytes" 2>/dev/null || echo absent)
 	dd if=/dev/zero of="$mnt/f" bs=1M count=4 conv=fsync status=none || t_fail "preparing $mnt/f failed"
 	before=$(t_tornblk_stat "$name" atomic_writes)
@@ -96,6 +99,11 @@ run racy 16384 16384 0 0
 [ "$WAIT_US" -lt "$dma_us" ] || t_fail "racy: write() waited ${WAIT_US} us for writeback without stable writes"
 racy=$MIXED
 
+run atomicoff 16384 4096 4096 16384 4096 nountorn
+[ "$MIXED" -gt 0 ] || t_fail "atomicoff: no torn or corrupt half with untorn writes switched off (nountorn)"
+[ "$ATOMIC_WRITES" = 0 ] || t_fail "atomicoff: $ATOMIC_WRITES REQ_ATOMIC writes with nountorn"
+[ "$WAIT_US" -lt "$dma_us" ] || t_fail "atomicoff: write() waited ${WAIT_US} us for writeback with nountorn"
+
 for name in outside onelba; do
 	min=16384
 	[ "$name" = outside ] || min=4096
@@ -119,11 +127,11 @@ for name in atomic atomicwb lba16k; do
 	# than one page's delay (not so a plain write(), ~0.1 ms).
 	[ "$WAIT_US" -ge $((2 * dma_us)) ] || t_fail "$name: write() did not wait for writeback (p50 ${WAIT_US} us)"
 done
-for name in racy outside onelba atomic atomicwb lba16k; do
+for name in racy atomicoff outside onelba atomic atomicwb lba16k; do
 	want=0
 	case $name in atomic|atomicwb|lba16k) want=16384 ;; esac
 	[ "${UNTORN[$name]}" = "$want" ] ||
 		t_fail "$name: untorn_buffered_bytes is ${UNTORN[$name]}, want $want"
 done
 t_log "untorn_buffered_bytes: $(for n in "${!UNTORN[@]}"; do printf '%s=%s ' "$n" "${UNTORN[$n]}"; done)"
-t_pass "the race mixed $racy 8k halves on a device without atomic writes, none on 16k XFS over a 16k atomic unit (pawu 16k or 4k, 4k or 16k logical blocks)"
+t_pass "the race mixed $racy 8k halves on a device without atomic writes (and some with nountorn), none on 16k XFS over a 16k atomic unit (pawu 16k or 4k, 4k or 16k logical blocks)"

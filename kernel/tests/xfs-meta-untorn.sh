@@ -20,14 +20,26 @@
 #           to the device as REQ_ATOMIC writes; every round must pass.
 # And untorn_metadata_bytes: 0 on the plain device, the block size on the
 # atomic one, 0 where directory blocks are two blocks.
-# Usage: xfs-meta-untorn.sh [ROUNDS]   (3 by default)
+# With 8k blocks, or 16k blocks and 1k or 2k inodes, an inode cluster (16k
+# with 512-byte inodes, 32k with 1k, 64k with 2k) spans several blocks, and
+# on a device whose plain writes tear in 512-byte units an inode can tear:
+# each such cluster must go to the device whole or one REQ_ATOMIC block at a
+# time (patch 0037), and the attribute still says the block size.
+# Usage: xfs-meta-untorn.sh [ROUNDS [BLOCK [INODE [PAWU]]]]
+#   (3 rounds, 16k blocks, 512-byte inodes, 4k units by default)
 # test: xfs-meta-untorn serial=yes
 # test: xfs-meta-untorn kernels=debug serial=yes -- 1
+# test: xfs-meta-untorn.8k serial=yes -- 2 8192 512 512
+# test: xfs-meta-untorn.i1k serial=yes -- 2 16384 1024 512
+# test: xfs-meta-untorn.i2k serial=yes -- 2 16384 2048 512
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 t_require xfs_repair fsfreeze
-rounds=${1:-3}
+rounds=${1:-3} bs=${2:-16384} isize=${3:-512} pawu=${4:-4096}
 case $rounds in '' | *[!0-9]* | 0) t_fail "ROUNDS must be a whole number above 0, got '$rounds'" ;; esac
+case $bs in 8192 | 16384) ;; *) t_fail "BLOCK must be 8192 or 16384, got '$bs'" ;; esac
+case $isize in 512 | 1024 | 2048) ;; *) t_fail "INODE must be 512, 1024 or 2048, got '$isize'" ;; esac
+case $pawu in 512 | 4096) ;; *) t_fail "PAWU must be 512 or 4096, got '$pawu'" ;; esac
 
 # settle NAME: wait until NAME holds a flush and has had no write for 1 s
 # (at most 30 s).
@@ -53,8 +65,8 @@ settle() {
 round() {
 	local name=$1 r=$2 dev mnt=/mnt/$1 d w0 a0 m0 freezer tries
 	shift 2
-	dev=$(t_tornblk_create "$name" size_mb=512 pawu=4096 seed=$((100 + r)) "$@")
-	t_mkfs_xfs "$dev" 16384
+	dev=$(t_tornblk_create "$name" size_mb=512 logical_block_size=512 pawu="$pawu" seed=$((100 + r)) "$@")
+	t_mkfs_xfs "$dev" "$bs" -i size="$isize"
 	t_mount "$dev" "$mnt"
 	read -r META </sys/fs/xfs/"$name"/untorn_metadata_bytes ||
 		t_fail "/sys/fs/xfs/$name/untorn_metadata_bytes missing"
@@ -112,7 +124,7 @@ done
 for r in $(seq 1 "$rounds"); do
 	round atomic "$r" atomic_unit_min=4096 atomic_unit_max=16384
 	[ "$ATOMIC" -gt 0 ] || t_fail "atomic: no metadata write reached the device as REQ_ATOMIC"
-	[ "$META" -eq 16384 ] || t_fail "atomic: untorn_metadata_bytes is $META, want 16384"
+	[ "$META" -eq "$bs" ] || t_fail "atomic: untorn_metadata_bytes is $META, want $bs"
 	[ -z "$WHY" ] || t_fail "atomic round $r: $WHY"
 done
 # Directory blocks of two blocks can span two extents: not promised whole.
@@ -123,4 +135,4 @@ read -r meta </sys/fs/xfs/dir2/untorn_metadata_bytes || t_fail "no untorn_metada
 [ "$meta" -eq 0 ] || t_fail "32k directory blocks on 16k XFS: untorn_metadata_bytes is $meta, want 0"
 umount /mnt/dir2 || t_fail "umount /mnt/dir2 failed"
 t_tornblk_remove dir2
-t_pass "plain metadata writes broke XFS in $bad of $rounds rounds; atomic ones in none of $rounds"
+t_pass "$bs-byte blocks, $isize-byte inodes, $pawu-byte units: plain metadata writes broke XFS in $bad of $rounds rounds; atomic ones in none of $rounds"

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+/*
+ * untornprobe: two probes of buffered writes to one block of a file, for
+ * untorn-buffered.sh.
+ *
+ *   untornprobe shortcopy FILE OFFSET BLOCK POWER
+ *     Fills the block at OFFSET with 'A' (fsynced), then one thread writes it
+ *     with 'B' through two iovecs (the first 4k, then the rest) while the
+ *     kernel's fail_usercopy fault injection (debugfs, task filter: that
+ *     thread only) lets the first copy from user space through and fails
+ *     every later one: a copy that stops short after 4k of the block, and
+ *     keeps stopping.  After up to 2 s the main thread fsyncs the file, writes
+ *     0 to POWER (a tornblk device's power attribute: what the fsync wrote is
+ *     what the device keeps), lifts the injection and waits for the writer.
+ *     A kernel that commits the 4k copied writes it back with the fsync: the
+ *     device holds the block half new.  One that copies a block whole or not
+ *     at all fails the write (EFAULT) and the block stays 'A'.
+ *
+ *   untornprobe nowait FILE OFFSET BLOCK
+ *     Writes the block with 'A' (fsynced) and again with 'B', starts its
+ *     writeback (sync_file_range), and at once rewrites its first 4k with
+ *     pwritev2(RWF_NOWAIT).  With stable writes the block is under writeback:
+ *     a non-blocking write must answer EAGAIN rather than wait for it.  Then
+ *     the same write blocking, timed: it waits if the block was still under
+ *     writeback (blocking_us), which shows the probe hit the window.
+ *
+ * Each prints one line (key=value ...) for the script to judge; exit 0 when
+ * the probe ran, 1 when a step it needs failed (with errno and context).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FAIL_USERCOPY "/sys/kernel/debug/fail_usercopy/"
+#define HEAD 4096
+
+static int die(const char *what, const char *arg)
+{
+	fprintf(stderr, "untornprobe: %s %s: %s\n", what, arg, strerror(errno));
+	return 1;
+}
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int put(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+/* number ARG NAME: a positive multiple of 4096, or exit with a message. */
+static long long number(const char *arg, const char *name)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 0);
+	if (errno || *end || v < 0 || v % HEAD) {
+		fprintf(stderr, "untornprobe: %s '%s' is not a multiple of %d\n", name, arg, HEAD);
+		exit(2);
+	}
+	return v;
+}
+
+static int fill(int fd, off_t off, size_t len, int c, int sync)
+{
+	char *buf = malloc(len);
+	ssize_t n;
+
+	if (!buf)
+		return -1;
+	memset(buf, c, len);
+	n = pwrite(fd, buf, len, off);
+	free(buf);
+	if (n != (ssize_t)len)
+		return -1;
+	return sync ? fsync(fd) : 0;
+}
+
+struct writer {
+	int fd;
+	off_t off;
+	size_t len;
+	atomic_int done;
+	ssize_t ret;
+	int err;
+	int64_t us;
+	const char *failed;	/* a setup step that failed, or NULL */
+};
+
+static void *writer_run(void *p)
+{
+	struct writer *w = p;
+	char *buf = malloc(w->len);
+	struct iovec iov[2];
+	int64_t t0;
+
+	if (!buf) {
+		w->failed = "malloc";
+		atomic_store(&w->done, 1);
+		return NULL;
+	}
+	memset(buf, 'B', w->len);
+	iov[0] = (struct iovec){ buf, HEAD };
+	iov[1] = (struct iovec){ buf + HEAD, w->len - HEAD };
+	/* Before this, no copy of this thread is subject to the injection. */
+	if (put("/proc/thread-self/make-it-fail", "1")) {
+		w->failed = "/proc/thread-self/make-it-fail";
+		w->err = errno;
+		atomic_store(&w->done, 1);
+		free(buf);
+		return NULL;
+	}
+	t0 = now_us();
+	w->ret = pwritev(w->fd, iov, 2, w->off);
+	w->err = errno;
+	w->us = now_us() - t0;
+	atomic_store(&w->done, 1);
+	free(buf);
+	return NULL;
+}
+
+static int shortcopy(const char *file, off_t off, size_t len, const char *power)
+{
+	/* The first copy (the 4k iovec) passes, every later one fails. */
+	static const char *const setup[][2] = {
+		{ "verbose", "0" }, { "task-filter", "Y" }, { "times", "-1" },
+		{ "interval", "1" }, { "space", "2" }, { "probability", "100" },
+	};
+	struct writer w = { .off = off, .len = len, .ret = -1 };
+	char path[256];
+	pthread_t t;
+	int fd, waited = 0, fsync_err = 0, rc = 0;
+	size_t i;
+
+	fd = open(file, O_RDWR);
+	if (fd < 0)
+		return die("open", file);
+	if (fill(fd, off, len, 'A', 1))
+		return die("writing the old block of", file);
+	w.fd = fd;
+	for (i = 0; i < sizeof(setup) / sizeof(setup[0]); i++) {
+		snprintf(path, sizeof(path), FAIL_USERCOPY "%s", setup[i][0]);
+		if (put(path, setup[i][1]))
+			return die("setting", path);
+	}
+	if (pthread_create(&t, NULL, writer_run, &w)) {
+		put(FAIL_USERCOPY "probability", "0");
+		return die("pthread_create", "writer");
+	}
+	while (!atomic_load(&w.done) && waited < 2000) {
+		usleep(10000);
+		waited += 10;
+	}
+	if (fsync(fd))
+		fsync_err = errno;
+	if (power && put(power, "0")) {
+		rc = die("writing 0 to", power);
+		power = NULL;
+	}
+	if (put(FAIL_USERCOPY "probability", "0"))
+		rc = die("lifting the injection:", FAIL_USERCOPY "probability");
+	pthread_join(t, NULL);
+	if (w.failed) {
+		errno = w.err;
+		return die("writer:", w.failed);
+	}
+	printf("shortcopy: write=%zd errno=%s spun=%s us=%" PRId64 " fsync=%s cut=%s\n",
+	       w.ret, w.ret < 0 ? strerrorname_np(w.err) : "0",
+	       waited >= 2000 ? "yes" : "no", w.us,
+	       fsync_err ? strerrorname_np(fsync_err) : "ok", power ? "yes" : "no");
+	close(fd);
+	return rc;
+}
+
+static int nowait(const char *file, off_t off, size_t len)
+{
+	char head[HEAD];
+	struct iovec iov = { head, sizeof(head) };
+	int64_t t0, us, blocking_us;
+	ssize_t ret;
+	int fd, err;
+
+	fd = open(file, O_RDWR);
+	if (fd < 0)
+		return die("open", file);
+	if (fill(fd, off, len, 'A', 1) || fill(fd, off, len, 'B', 0))
+		return die("writing the block of", file);
+	if (sync_file_range(fd, off, len, SYNC_FILE_RANGE_WRITE))
+		return die("sync_file_range", file);
+	memset(head, 'C', sizeof(head));
+	t0 = now_us();
+	ret = pwritev2(fd, &iov, 1, off, RWF_NOWAIT);
+	err = errno;
+	us = now_us() - t0;
+	t0 = now_us();
+	if (pwrite(fd, head, sizeof(head), off) != (ssize_t)sizeof(head))
+		return die("the blocking write of", file);
+	blocking_us = now_us() - t0;
+	printf("nowait: write=%zd errno=%s us=%" PRId64 " blocking_us=%" PRId64 "\n",
+	       ret, ret < 0 ? strerrorname_np(err) : "0", us, blocking_us);
+	if (fsync(fd))
+		return die("fsync", file);
+	close(fd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 6 && !strcmp(argv[1], "shortcopy")) {
+		if (number(argv[4], "BLOCK") < 2 * HEAD) {
+			fprintf(stderr, "untornprobe: BLOCK must be at least %d\n", 2 * HEAD);
+			return 2;
+		}
+		return shortcopy(argv[2], number(argv[3], "OFFSET"),
+				 number(argv[4], "BLOCK"), argv[5]);
+	}
+	if (argc == 5 && !strcmp(argv[1], "nowait") && number(argv[4], "BLOCK") > 0)
+		return nowait(argv[2], number(argv[3], "OFFSET"),
+			      number(argv[4], "BLOCK"));
+	fprintf(stderr, "usage: untornprobe shortcopy FILE OFFSET BLOCK POWER\n"
+			"       untornprobe nowait FILE OFFSET BLOCK\n");
+	return 2;
+}
