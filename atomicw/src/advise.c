@@ -238,6 +238,10 @@ static void check_buffered(const struct aw_advise_in *in, struct aw_advice *a)
 		add(a, "buffered-writeback", AW_FAIL, why,
 		    "%s is absent: this kernel does not say it keeps buffered blocks untorn",
 		    fs->fs_sysfs[0] ? fs->fs_sysfs : "untorn_buffered_bytes");
+	else if (!fs->untorn_buffered && fs->nountorn)
+		add(a, "buffered-writeback", AW_FAIL, why,
+		    "%s is 0: the filesystem is mounted with nountorn, which turns untorn "
+		    "buffered writes off (mount it without that option)", fs->fs_sysfs);
 	else if (!fs->untorn_buffered || (in->page && (uint64_t)fs->untorn_buffered < in->page))
 		add(a, "buffered-writeback", AW_FAIL, why,
 		    "%s is %" PRId64 ": buffered writes here are not kept whole", fs->fs_sysfs,
@@ -279,6 +283,11 @@ static void check_metadata(const struct aw_advise_in *in, struct aw_advice *a)
 		add(a, "xfs-metadata", AW_PASS, why,
 		    "this kernel writes XFS's %" PRId64 "-byte metadata blocks atomically "
 		    "(untorn_metadata_bytes)", fs->untorn_metadata);
+	else if (fs->nountorn)
+		add(a, "xfs-metadata", AW_NOTE, why,
+		    "mounted with nountorn: XFS's %" PRIu64 "-byte metadata blocks are written "
+		    "plainly, and a power cut can tear one unless the device keeps plain writes "
+		    "of that size whole", fs->fs_block);
 	else if (pbs && fs->fs_block > pbs)
 		add(a, "xfs-metadata", AW_NOTE, why,
 		    "XFS's %" PRIu64 "-byte metadata blocks are larger than %s's %" PRIu64

@@ -31,6 +31,7 @@ struct aw_fs_facts {
 	int64_t untorn_buffered;  /* /sys/fs/xfs/DEV/untorn_buffered_bytes, -1 absent */
 	int64_t untorn_metadata;  /* /sys/fs/xfs/DEV/untorn_metadata_bytes, -1 absent */
 	char fs_sysfs[256];	  /* that file's path */
+	int nountorn;		  /* mounted with nountorn (untorn writes off) */
 };
 
 struct aw_advise_in {

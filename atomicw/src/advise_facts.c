@@ -176,8 +176,8 @@ static void unescape_octal(char *s)
 	*w = '\0';
 }
 
-int aw_mountinfo_fstype(FILE *f, unsigned int maj, unsigned int min, const char *path,
-			char *fstype, size_t len)
+int aw_mountinfo(FILE *f, unsigned int maj, unsigned int min, const char *path,
+		 struct aw_mount *m)
 {
 	char *line = NULL;
 	size_t cap = 0, best = 0;
@@ -186,12 +186,12 @@ int aw_mountinfo_fstype(FILE *f, unsigned int maj, unsigned int min, const char 
 	/* Whole lines, however long (option strings can pass 4k). */
 	while (getline(&line, &cap, f) > 0) {
 		unsigned int ma, mi;
-		char mnt[PATH_MAX], type[64];
+		char mnt[PATH_MAX], type[sizeof(m->fstype)], opts[sizeof(m->opts)] = "";
 		char *sep = strstr(line, " - ");
 		size_t ml;
 
 		if (!sep || sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mnt) != 3 ||
-		    sscanf(sep + 3, "%63s", type) != 1 || ma != maj || mi != min)
+		    sscanf(sep + 3, "%31s %*s %1023s", type, opts) < 1 || ma != maj || mi != min)
 			continue;
 		unescape_octal(mnt);
 		ml = strlen(mnt);
@@ -200,11 +200,22 @@ int aw_mountinfo_fstype(FILE *f, unsigned int maj, unsigned int min, const char 
 		    ml < best)
 			continue;
 		best = ml;
-		snprintf(fstype, len, "%s", type);
+		snprintf(m->fstype, sizeof(m->fstype), "%s", type);
+		snprintf(m->opts, sizeof(m->opts), "%s", opts);
 		found = 0;
 	}
 	free(line);
 	return found;
+}
+
+int aw_mount_has_opt(const char *opts, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	for (const char *p = opts; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, opt, n) && (p[n] == ',' || p[n] == '\0'))
+			return 1;
+	return 0;
 }
 
 /* statx of each probe file; the first without atomic writes stands for all. */
@@ -271,6 +282,7 @@ int aw_advise_gather(const char *path, enum aw_db db, uint64_t page, int direct,
 	char real[PATH_MAX], sysdev[PATH_MAX], sysreal[PATH_MAX], err[256];
 	struct statfs sfs;
 	struct stat st;
+	struct aw_mount mnt;
 	FILE *f;
 
 	memset(in, 0, sizeof(*in));
@@ -319,10 +331,13 @@ int aw_advise_gather(const char *path, enum aw_db db, uint64_t page, int direct,
 	}
 	in->fs.fs_block = (uint64_t)sfs.f_bsize;
 	f = fopen("/proc/self/mountinfo", "re");
-	if (!f || aw_mountinfo_fstype(f, major(st.st_dev), minor(st.st_dev), real,
-				      in->fs.fstype, sizeof(in->fs.fstype)))
+	if (f && !aw_mountinfo(f, major(st.st_dev), minor(st.st_dev), real, &mnt)) {
+		snprintf(in->fs.fstype, sizeof(in->fs.fstype), "%s", mnt.fstype);
+		in->fs.nountorn = aw_mount_has_opt(mnt.opts, "nountorn");
+	} else {
 		snprintf(in->fs.fstype, sizeof(in->fs.fstype), "%s",
 			 sfs.f_type == 0x58465342 ? "xfs" : "unknown");
+	}
 	if (f)
 		fclose(f);
 

@@ -10,12 +10,20 @@
 #include "advise.h"
 
 /*
- * The filesystem type of the mount of device maj:min whose mount point is
- * the longest prefix of path, from a /proc/self/mountinfo stream.  Returns
- * 0, or -1 if no line matches.
+ * The mount of device maj:min whose mount point is the longest prefix of
+ * path, from a /proc/self/mountinfo stream: its filesystem type and its
+ * superblock options (cut at sizeof(opts) - 1).  Returns 0, or -1 if no line
+ * matches.
  */
-int aw_mountinfo_fstype(FILE *f, unsigned int maj, unsigned int min, const char *path,
-			char *fstype, size_t len);
+struct aw_mount {
+	char fstype[32];
+	char opts[1024];
+};
+int aw_mountinfo(FILE *f, unsigned int maj, unsigned int min, const char *path,
+		 struct aw_mount *m);
+
+/* Is opt one of the comma-separated options in opts? */
+int aw_mount_has_opt(const char *opts, const char *opt);
 
 /*
  * Everything about path (a database directory, or with page any other

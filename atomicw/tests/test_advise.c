@@ -176,24 +176,29 @@ static void test_mountinfo(void)
 		"40 22 252:0 / /var/lib/postgresql rw - xfs /dev/tb0 rw,attr2\n"
 		"41 22 252:0 / /var/lib/postgresqlx rw - btrfs /dev/tb0 rw\n"
 		"42 22 0:5 / /var/lib/postgresql/tmp rw - tmpfs tmpfs rw\n"
-		"43 22 252:1 / /srv/pg\\040data rw - xfs /dev/tb1 rw\n";
-	char t[32];
+		"43 22 252:1 / /srv/pg\\040data rw - xfs /dev/tb1 rw,attr2,nountorn\n";
+	struct aw_mount m;
+	char *t = m.fstype;
 	FILE *f = fmemopen((void *)mi, sizeof(mi) - 1, "r");
 
-	CHECK(aw_mountinfo_fstype(f, 252, 0, "/var/lib/postgresql/15/main", t, sizeof(t)) == 0 &&
+	CHECK(aw_mountinfo(f, 252, 0, "/var/lib/postgresql/15/main", &m) == 0 &&
 	      !strcmp(t, "xfs"));
 	fclose(f);
 	f = fmemopen((void *)mi, sizeof(mi) - 1, "r");
-	CHECK(aw_mountinfo_fstype(f, 252, 0, "/srv", t, sizeof(t)) == 0 && !strcmp(t, "ext4"));
+	CHECK(aw_mountinfo(f, 252, 0, "/srv", &m) == 0 && !strcmp(t, "ext4"));
 	fclose(f);
 	f = fmemopen((void *)mi, sizeof(mi) - 1, "r");
-	CHECK(aw_mountinfo_fstype(f, 8, 0, "/srv", t, sizeof(t)) == -1);
+	CHECK(aw_mountinfo(f, 8, 0, "/srv", &m) == -1);
 	fclose(f);
 	/* A mount point with a space, escaped as \040 in mountinfo. */
 	f = fmemopen((void *)mi, sizeof(mi) - 1, "r");
-	CHECK(aw_mountinfo_fstype(f, 252, 1, "/srv/pg data/main", t, sizeof(t)) == 0 &&
+	CHECK(aw_mountinfo(f, 252, 1, "/srv/pg data/main", &m) == 0 &&
 	      !strcmp(t, "xfs"));
 	fclose(f);
+	/* Its superblock options, and one of them looked up. */
+	CHECK(!strcmp(m.opts, "rw,attr2,nountorn") && aw_mount_has_opt(m.opts, "nountorn") &&
+	      aw_mount_has_opt(m.opts, "rw") && !aw_mount_has_opt(m.opts, "attr") &&
+	      !aw_mount_has_opt(m.opts, "untorn") && !aw_mount_has_opt("", "rw"));
 	/* A line longer than 4k (a long option string): read whole, its tail
 	 * is not a line of its own (the tail here looks like a mount of /srv,
 	 * starting right after two 4095-byte pieces). */
@@ -210,10 +215,10 @@ static void test_mountinfo(void)
 		p += sprintf(p, " 60 22 252:2 / /srv rw - xfs /dev/tb2 rw\n"
 			     "51 22 252:2 / /mnt rw - ext4 /dev/tb2 rw\n");
 		f = fmemopen(big, (size_t)(p - big), "r");
-		CHECK(aw_mountinfo_fstype(f, 252, 2, "/srv/pg", t, sizeof(t)) == -1);
+		CHECK(aw_mountinfo(f, 252, 2, "/srv/pg", &m) == -1);
 		fclose(f);
 		f = fmemopen(big, (size_t)(p - big), "r");
-		CHECK(aw_mountinfo_fstype(f, 252, 2, "/mnt/a/x", t, sizeof(t)) == 0 &&
+		CHECK(aw_mountinfo(f, 252, 2, "/mnt/a/x", &m) == 0 &&
 		      !strcmp(t, "xfs"));
 		fclose(f);
 		free(big);
@@ -478,6 +483,20 @@ static void test_metadata(void)
 	in.stack.l[0].pbs = 65536;
 	aw_advise(&in, &a);
 	CHECK(has(&a, "xfs-metadata", AW_NOTE, "sda's"));
+	/* mounted with nountorn: both reports are 0, and advise says why */
+	CHECK(aw_stack_walk(root, 252, 0, &in.stack, err, sizeof(err)) == 0);
+	in.fs.untorn_buffered = in.fs.untorn_metadata = 0;
+	in.fs.nountorn = 1;
+	aw_advise(&in, &a);
+	CHECK(a.verdict == AW_ADV_UNSAFE &&
+	      has(&a, "buffered-writeback", AW_FAIL, "mounted with nountorn") &&
+	      has(&a, "xfs-metadata", AW_NOTE, "mounted with nountorn"));
+	in.fs.nountorn = 0;
+	aw_advise(&in, &a);
+	CHECK(!has(&a, "buffered-writeback", AW_FAIL, "nountorn") &&
+	      has(&a, "buffered-writeback", AW_FAIL, "is 0"));
+	in.fs.untorn_buffered = 16384;
+	in.fs.untorn_metadata = -1;
 	/* not XFS, or no block device: nothing */
 	snprintf(in.fs.fstype, sizeof(in.fs.fstype), "ext4");
 	aw_advise(&in, &a);

@@ -7,7 +7,8 @@
 #   lbs-only (16k XFS, no atomic unit): UNSAFE, the device keeps nothing whole,
 #   and a note that XFS's 16k metadata blocks exceed the 4k physical block;
 #   lbs-atomic, lbs-atomic-wb: SAFE, and the kernel writes metadata blocks
-#   atomically (untorn_metadata_bytes);
+#   atomically (untorn_metadata_bytes); lbs-atomic mounted with nountorn:
+#   UNSAFE, the option named;
 #   traps: 4k XFS on an atomic device (UNSAFE, page spans blocks; no metadata
 #   note: its blocks fit the physical block), XFS on a
 #   loop device over a file (UNSAFE, the loop layer named), a 32k page on
@@ -118,6 +119,10 @@ for cfg in "${cfgs[@]}"; do
 			t_fail "advise --innodb --direct --json: exit $rc, not UNKNOWN: $out"
 		fi
 		t_log "  --innodb --direct --json: UNKNOWN"
+		umount "$mnt" || t_fail "umount $mnt failed"
+		t_mount /dev/adv "$mnt" nountorn
+		advise "$mnt/data" 2 buffered-writeback FAIL "mounted with nountorn"
+		advise "$mnt/data" 2 xfs-metadata note "mounted with nountorn"
 	fi
 	unfs adv
 done
