@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
+#include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cmds.h"
 #include "target.h"
@@ -41,6 +43,19 @@ int aw_cmd_info(const struct aw_opts *o)
 	kv_u64("atomic_write_unit_min:", s->atomic_write_unit_min);
 	kv_u64("atomic_write_unit_max:", s->atomic_write_unit_max);
 	kv_u64("atomic_write_segments_max:", s->atomic_write_segments_max);
+	if (!t.is_bdev) {
+		struct aw_statx b;
+
+		/* The same fields for buffered writes, asked for on their own. */
+		if (aw_statx(AT_FDCWD, t.path, 0, AW_STATX_WRITE_ATOMIC_BUF, &b))
+			memset(&b, 0, sizeof(b));
+		printf("%-32s %s\n", "statx_write_atomic_buf:",
+		       (b.mask & AW_STATX_WRITE_ATOMIC_BUF) ? "reported" : "not-reported");
+		printf("%-32s %s\n", "attr_write_atomic_buf:",
+		       (b.attributes & AW_STATX_ATTR_WRITE_ATOMIC_BUF) ? "yes" : "no");
+		kv_u64("buffered_atomic_write_unit_max:",
+		       (b.mask & AW_STATX_WRITE_ATOMIC_BUF) ? b.atomic_write_unit_max : 0);
+	}
 	for (size_t i = 0; i < sizeof(queue_attrs) / sizeof(queue_attrs[0]); i++) {
 		uint64_t v;
 

@@ -16,6 +16,11 @@
 #define AW_STATX_DIOALIGN 0x00002000U
 #define AW_STATX_WRITE_ATOMIC 0x00010000U
 #define AW_STATX_ATTR_WRITE_ATOMIC 0x00400000ULL
+/* Buffered RWF_ATOMIC (this project's kernel, as the buffered atomic write
+ * RFCs propose; not upstream): the atomic_write_* fields for page cache
+ * writes, asked for on their own. */
+#define AW_STATX_WRITE_ATOMIC_BUF 0x00040000U
+#define AW_STATX_ATTR_WRITE_ATOMIC_BUF 0x00800000ULL
 
 struct aw_statx_ts {
 	int64_t tv_sec;

@@ -29,7 +29,9 @@ static const char info_help[] =
 "\n"
 "Prints, one 'key: value' per line: the file type, the filesystem block\n"
 "size, statx's direct I/O alignment and atomic write unit min/max and\n"
-"segment count, whether STATX_ATTR_WRITE_ATOMIC is set, and the block\n"
+"segment count, whether STATX_ATTR_WRITE_ATOMIC is set, for a regular file\n"
+"the same for buffered RWF_ATOMIC (STATX_WRITE_ATOMIC_BUF, a kernel with\n"
+"this project's patches), and the block\n"
 "device's queue limits from sysfs (logical/physical block size,\n"
 "atomic_write_unit_{min,max}_bytes, atomic_write_max_bytes,\n"
 "atomic_write_boundary_bytes).\n";

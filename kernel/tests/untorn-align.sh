@@ -79,8 +79,8 @@ before=$(t_tornblk_stat aln atomic_writes)
 dmesg -C
 out=$("$ATOMICW" probe /dev/aln1 -b "$bs" -o 0 2>&1 || true)
 case $out in *": EINVAL"*) ;; *) t_fail "raw p1: an RWF_ATOMIC write across a chunk answered '$out', want EINVAL" ;; esac
-dmesg | grep -q "aln.*atomic write of $bs bytes .*failed, not split" ||
+dmesg | grep -q "aln.*atomic write of $bs bytes .*needs a split, failing it" ||
 	t_fail "raw p1: the kernel log does not say why the atomic write failed: $(dmesg | tail -n 3)"
 [ "$(t_tornblk_stat aln atomic_writes)" = "$before" ] || t_fail "raw p1: part of a refused atomic write reached the device"
-t_log "raw p1: $out; $(dmesg | grep 'not split' | head -n 1)"
+t_log "raw p1: $out; $(dmesg | grep 'needs a split' | head -n 1)"
 t_pass "16k XFS offers atomic and untorn blocks only on the partition aligned to 16k over a device with 16k chunks; an atomic write across a chunk fails loudly"

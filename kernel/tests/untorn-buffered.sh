@@ -13,6 +13,9 @@
 #   (tornblk captures its data 20 ms a page).  Untorn: EAGAIN at once, and a
 #   blocking write then waits for the writeback (the block was under it).
 #   nountorn: no stable writes, the write is done without waiting;
+#   buffered RWF_ATOMIC of one block: untorn, taken (and statx says so with
+#   STATX_WRITE_ATOMIC_BUF); with a source whose last page faults, EFAULT
+#   and the block unchanged.  nountorn: EOPNOTSUPP, statx says no;
 #   the switch: untorn_buffered_bytes and untorn_metadata_bytes are 16384
 #   untorn and 0 with nountorn, which /proc/mounts shows; with nountorn no
 #   write reaches the device as REQ_ATOMIC.
@@ -53,6 +56,12 @@ setup() {
 	META=$(cat "/sys/fs/xfs/$name/untorn_metadata_bytes") || t_fail "$name: no untorn_metadata_bytes"
 	dd if=/dev/zero of="/mnt/$name/f" bs=1M count=1 conv=fsync status=none ||
 		t_fail "$name: preparing the file failed"
+}
+
+# buf_attr FILE: whether statx offers buffered atomic writes (yes or no).
+buf_attr() {
+	"$ATOMICW" info "$1" | awk '$1 == "attr_write_atomic_buf:" { print $2; f = 1 } END { exit !f }' ||
+		t_fail "atomicw info $1 has no attr_write_atomic_buf"
 }
 
 # field LINE KEY: KEY's value in the probe's key=value line.
@@ -113,7 +122,14 @@ for name in nwon nwoff; do
 		[ "$wait_us" -ge "$dma_us" ] ||
 			t_fail "untorn: the blocking write after it did not wait (${wait_us} us): the block was not under writeback, the probe proves nothing"
 		[ "$(t_tornblk_stat "$name" atomic_writes)" -gt 0 ] || t_fail "untorn: no REQ_ATOMIC write reached the device"
+		t_probe_expect ok "/mnt/$name/f" -b "$bs" -o $((5 * bs)) --buffered -s 77
+		t_probe_expect EFAULT "/mnt/$name/f" -b "$bs" -o $((5 * bs)) --buffered -s 88 --fault-tail
+		[ "$(bytes_of "/mnt/$name/f" $((5 * bs)) "$bs")" = "77 " ] ||
+			t_fail "untorn: a buffered RWF_ATOMIC write whose source faults changed the block: [$(bytes_of "/mnt/$name/f" $((5 * bs)) "$bs")]"
+		[ "$(buf_attr "/mnt/$name/f")" = yes ] || t_fail "untorn: statx does not offer buffered atomic writes"
 	else
+		t_probe_expect EOPNOTSUPP "/mnt/$name/f" -b "$bs" -o $((5 * bs)) --buffered -s 77
+		[ "$(buf_attr "/mnt/$name/f")" = no ] || t_fail "nountorn: statx offers buffered atomic writes"
 		if ! { [ "$write" = 4096 ] && [ "$us" -lt "$dma_us" ]; }; then
 			t_fail "nountorn: RWF_NOWAIT without stable writes must be done at once ($out)"
 		fi

@@ -9,7 +9,10 @@
 #    the device as exactly one REQ_ATOMIC write of BS bytes, BS-aligned
 #    (tornblk's counters and histogram);
 #  - a wrong length, a misaligned offset or two iovecs give EINVAL, buffered
-#    I/O EOPNOTSUPP, and none of them reaches the device.
+#    I/O EOPNOTSUPP on 4k blocks, and none of them reaches the device;
+#  - on 16k blocks (kept untorn through the page cache) a buffered one is
+#    taken, statx says so (STATX_WRITE_ATOMIC_BUF), and its block goes to
+#    the device as REQ_ATOMIC; the same errors for a wrong one.
 # Over a tornblk device without atomic support (and, for BS > 4k, one whose
 # atomic unit is smaller than BS): statx reports zeros and no attribute, and
 # a valid write gets EOPNOTSUPP.
@@ -102,12 +105,31 @@ probe EINVAL "$mnt/hole" -b $((bs + 512)) -o 0               # not a power of tw
 probe EINVAL "$mnt/hole" -b "$bs" -o 512                     # misaligned offset
 probe EINVAL "$mnt/hole" -b "$bs" -o $((bs / 2 + bs))        # misaligned, mid-block
 probe EINVAL "$mnt/hole" -b "$bs" -o 0 --iovecs 2            # more than one iovec
-probe EOPNOTSUPP "$mnt/hole" -b "$bs" -o 0 --buffered -s 99  # no O_DIRECT
+[ "$bs" -gt 4096 ] ||  # no O_DIRECT: 4k blocks are not kept untorn buffered
+	probe EOPNOTSUPP "$mnt/hole" -b "$bs" -o 0 --buffered -s 99
 sync
 [ "$(counter aw atomic_writes)" -eq "$w1" ] || t_fail "a refused atomic write reached the device"
 block_is "$mnt/hole" 0 1
 block_is "$mnt/hole" 3 51
 t_log "  no refused write reached the device; data unchanged"
+if [ "$bs" -gt 4096 ]; then
+	# Blocks above 4k on an atomic unit are kept untorn through the page
+	# cache: one aligned block, from one buffer, is taken there too.
+	t_log "buffered RWF_ATOMIC (a block the page cache keeps untorn):"
+	probe ok "$mnt/hole" -b "$bs" -o $((5 * bs)) --buffered -s 77
+	probe EINVAL "$mnt/hole" -b "$bs" -o 512 --buffered
+	probe EINVAL "$mnt/hole" -b $((bs / 2)) -o 0 --buffered
+	probe EINVAL "$mnt/hole" -b "$bs" -o 0 --buffered --iovecs 2
+	if [ "$(info_field "$mnt/hole" buffered_atomic_write_unit_max)" != "$bs" ] ||
+		[ "$(info_field "$mnt/hole" attr_write_atomic_buf)" != yes ]; then
+		t_fail "statx (STATX_WRITE_ATOMIC_BUF): $("$ATOMICW" info "$mnt/hole" | grep buf | tr -s ' ' | tr '\n' ';')"
+	fi
+	w2=$(counter aw atomic_writes)
+	sync
+	block_is "$mnt/hole" 5 77
+	[ "$(counter aw atomic_writes)" -gt "$w2" ] || t_fail "the buffered atomic block reached the device without REQ_ATOMIC"
+	t_log "  statx reports a buffered unit of $bs; the block written back as REQ_ATOMIC"
+fi
 umount "$mnt" || t_fail "umount $mnt failed"
 t_xfs_check "$dev"
 
