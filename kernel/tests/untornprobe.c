@@ -24,6 +24,11 @@
  *     the same write blocking, timed: it waits if the block was still under
  *     writeback (blocking_us), which shows the probe hit the window.
  *
+ *   untornprobe writes FILE SIZE BS EVERY COUNT SEED
+ *     COUNT buffered writes of BS bytes at random BS-aligned offsets below
+ *     SIZE (the file must hold SIZE bytes), an fsync after every EVERY, as a
+ *     database writes its pages; timed (untorn-cost.sh, a benchmark).
+ *
  * Each prints one line (key=value ...) for the script to judge; exit 0 when
  * the probe ran, 1 when a step it needs failed (with errno and context).
  */
@@ -226,6 +231,65 @@ static int nowait(const char *file, off_t off, size_t len)
 	return 0;
 }
 
+/* count ARG NAME: a whole number above 0, or exit with a message. */
+static long long count(const char *arg, const char *name)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 0);
+	if (errno || *end || v <= 0) {
+		fprintf(stderr, "untornprobe: %s '%s' is not a whole number above 0\n", name, arg);
+		exit(2);
+	}
+	return v;
+}
+
+static int writes(const char *file, long long size, long long bs, long long every,
+		  long long n, unsigned int seed)
+{
+	long long blocks = size / bs, i;
+	char *buf = malloc(bs);
+	int64_t t0, us;
+	int fd;
+
+	if (!buf)
+		return die("malloc", "buffer");
+	if (blocks < 1) {
+		fprintf(stderr, "untornprobe: SIZE %lld holds no block of %lld\n", size, bs);
+		free(buf);
+		return 2;
+	}
+	fd = open(file, O_RDWR);
+	if (fd < 0) {
+		free(buf);
+		return die("open", file);
+	}
+	srand(seed);
+	t0 = now_us();
+	for (i = 0; i < n; i++) {
+		off_t off = (off_t)(((long long)rand() * RAND_MAX + rand()) % blocks) * bs;
+
+		memset(buf, (int)(i & 0xff), bs);
+		if (pwrite(fd, buf, bs, off) != bs || ((i + 1) % every == 0 && fsync(fd))) {
+			free(buf);
+			close(fd);
+			return die("writing", file);
+		}
+	}
+	if (fsync(fd)) {
+		free(buf);
+		close(fd);
+		return die("fsync", file);
+	}
+	us = now_us() - t0;
+	printf("writes: writes=%lld us=%" PRId64 " per_s=%.1f\n", n, us, n * 1e6 / (double)us);
+	free(buf);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 6 && !strcmp(argv[1], "shortcopy")) {
@@ -239,7 +303,12 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "nowait") && number(argv[4], "BLOCK") > 0)
 		return nowait(argv[2], number(argv[3], "OFFSET"),
 			      number(argv[4], "BLOCK"));
+	if (argc == 8 && !strcmp(argv[1], "writes"))
+		return writes(argv[2], number(argv[3], "SIZE"), number(argv[4], "BS"),
+			      count(argv[5], "EVERY"), count(argv[6], "COUNT"),
+			      (unsigned int)count(argv[7], "SEED"));
 	fprintf(stderr, "usage: untornprobe shortcopy FILE OFFSET BLOCK POWER\n"
-			"       untornprobe nowait FILE OFFSET BLOCK\n");
+			"       untornprobe nowait FILE OFFSET BLOCK\n"
+			"       untornprobe writes FILE SIZE BS EVERY COUNT SEED\n");
 	return 2;
 }
