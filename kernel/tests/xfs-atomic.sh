@@ -12,7 +12,8 @@
 #    I/O EOPNOTSUPP on 4k blocks, and none of them reaches the device;
 #  - on 16k blocks (kept untorn through the page cache) a buffered one is
 #    taken, statx says so (STATX_WRITE_ATOMIC_BUF), and its block goes to
-#    the device as REQ_ATOMIC; the same errors for a wrong one.
+#    the device as REQ_ATOMIC; the same errors for a wrong one, and EINVAL
+#    for one that straddles EOF.
 # Over a tornblk device without atomic support (and, for BS > 4k, one whose
 # atomic unit is smaller than BS): statx reports zeros and no attribute, and
 # a valid write gets EOPNOTSUPP.
@@ -120,6 +121,11 @@ if [ "$bs" -gt 4096 ]; then
 	probe EINVAL "$mnt/hole" -b "$bs" -o 512 --buffered
 	probe EINVAL "$mnt/hole" -b $((bs / 2)) -o 0 --buffered
 	probe EINVAL "$mnt/hole" -b "$bs" -o 0 --buffered --iovecs 2
+	# Across EOF it could be seen half done after a crash (the size moves
+	# at writeback completion): refused; past EOF it is taken.
+	truncate -s $((1048576 + 4096)) "$mnt/hole" || t_fail "truncate failed"
+	probe EINVAL "$mnt/hole" -b "$bs" -o 1048576 --buffered
+	probe ok "$mnt/hole" -b "$bs" -o $((1048576 + bs)) --buffered -s 66
 	if [ "$(info_field "$mnt/hole" buffered_atomic_write_unit_max)" != "$bs" ] ||
 		[ "$(info_field "$mnt/hole" attr_write_atomic_buf)" != yes ]; then
 		t_fail "statx (STATX_WRITE_ATOMIC_BUF): $("$ATOMICW" info "$mnt/hole" | grep buf | tr -s ' ' | tr '\n' ';')"
