@@ -112,6 +112,20 @@ static int tornblk_check_limit(struct tornblk_dev *dev, const char *attr, u64 v)
 }
 
 /*
+ * atomic_unit_max is fixed as the other limits until the disk exists; then it
+ * can still shrink, or drop to 0 (no atomic writes), as a device's limits do
+ * when an NVMe namespace is formatted or rescanned: on a live device the
+ * change is checked and applied to the queue here (disk.c).
+ */
+static int tornblk_check_unit_max(struct tornblk_dev *dev, const char *attr,
+				  u64 v)
+{
+	if (!dev->disk)
+		return tornblk_check_limit(dev, attr, v);
+	return tornblk_shrink_atomic(dev, v);
+}
+
+/*
  * One show/store pair per attribute.  @CHECK validates a new value (and
  * refuses geometry changes once the disk exists) with a kernel message.
  */
@@ -153,6 +167,7 @@ TORNBLK_ATTR(logical_block_size, tornblk_check_lbs);
 TORNBLK_ATTR(physical_block_size, tornblk_check_lbs);
 TORNBLK_ATTR(pawu, tornblk_check_lbs);
 TORNBLK_ATTR(atomic_unit_min, tornblk_check_limit);
+TORNBLK_ATTR(atomic_unit_max, tornblk_check_unit_max);
 TORNBLK_ATTR(atomic_boundary, tornblk_check_limit);
 TORNBLK_ATTR(chunk_size, tornblk_check_limit);
 TORNBLK_ATTR(cache_mb, tornblk_check_size);
@@ -230,43 +245,6 @@ static ssize_t tornblk_hold_flush_store(struct config_item *item,
 }
 CONFIGFS_ATTR(tornblk_, hold_flush);
 
-/*
- * atomic_unit_max is fixed as the other limits until the disk exists; then it
- * can still shrink, or drop to 0 (no atomic writes), as a device's limits do
- * when an NVMe namespace is formatted or rescanned (disk.c).
- */
-static ssize_t tornblk_atomic_unit_max_show(struct config_item *item,
-					    char *page)
-{
-	return sysfs_emit(page, "%u\n", to_tornblk_dev(item)->atomic_unit_max);
-}
-
-static ssize_t tornblk_atomic_unit_max_store(struct config_item *item,
-					     const char *page, size_t count)
-{
-	struct tornblk_dev *dev = to_tornblk_dev(item);
-	u32 v;
-	int ret = kstrtou32(page, 0, &v);
-
-	if (ret) {
-		pr_warn("%s: atomic_unit_max: not a number\n", dev->name);
-		return ret;
-	}
-	mutex_lock(&tornblk_cfg_lock);
-	if (dev->disk) {
-		ret = tornblk_shrink_atomic(dev, v);
-	} else {
-		ret = tornblk_check_limit(dev, "atomic_unit_max", v);
-		if (!ret) {
-			tornblk_lock(dev);
-			dev->atomic_unit_max = v;
-			tornblk_unlock(dev);
-		}
-	}
-	mutex_unlock(&tornblk_cfg_lock);
-	return ret ? ret : count;
-}
-CONFIGFS_ATTR(tornblk_, atomic_unit_max);
 
 static ssize_t tornblk_power_show(struct config_item *item, char *page)
 {
