@@ -146,13 +146,25 @@ t_tornblk_hist_above() {
 		"/sys/kernel/debug/tornblk/$1/hist"
 }
 
+# t_bytes_of FILE OFFSET LEN: the distinct byte values (decimal, each
+# followed by a space) of LEN bytes at OFFSET of FILE.
+t_bytes_of() {
+	dd if="$1" iflag=skip_bytes,count_bytes skip="$2" count="$3" status=none |
+		od -An -tu1 -v | tr -s ' \n' '\n' | sed '/^$/d' | sort -u | tr '\n' ' '
+}
+
 # t_bytes_are FILE OFFSET LEN BYTE: LEN bytes at OFFSET of FILE all hold
 # BYTE (decimal), or the test fails.
 t_bytes_are() {
 	local got
-	got=$(dd if="$1" iflag=skip_bytes,count_bytes skip="$2" count="$3" status=none |
-		od -An -tu1 -v | tr -s ' \n' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ')
+	got=$(t_bytes_of "$1" "$2" "$3")
 	[ "$got" = "$4 " ] || t_fail "$3 bytes at $2 of $1 hold [$got], expected only $4"
+}
+
+# t_info_field PATH KEY: one value from 'atomicw info PATH', or the test fails.
+t_info_field() {
+	"$ATOMICW" info "$1" | awk -v k="$2:" '$1 == k { print $2; found = 1 } END { exit !found }' ||
+		t_fail "atomicw info $1 has no '$2'"
 }
 
 # t_probe_expect EXPECT ARGS...: one 'atomicw probe ARGS' (an RWF_ATOMIC

@@ -30,12 +30,6 @@ printf 'label: dos\nunit: sectors\nstart=2049, size=81920, type=83\nstart=83970,
 	sfdisk -q /dev/aln >/tmp/align-sfdisk.log 2>&1 ||
 	{ cat /tmp/align-sfdisk.log >&2; t_fail "sfdisk on /dev/aln failed"; }
 
-# info_field FILE KEY: one value from 'atomicw info'.
-info_field() {
-	"$ATOMICW" info "$1" | awk -v k="$2:" '$1 == k { print $2; found = 1 } END { exit !found }' ||
-		t_fail "atomicw info $1 has no '$2'"
-}
-
 # part N WANT: partition N, whose blocks are untorn (WANT 16384) or not (0).
 part() {
 	local n=$1 want=$2 dev=/dev/aln$1 mnt=/mnt/aln$1 before got meta unit probe
@@ -51,7 +45,7 @@ part() {
 		t_fail "p$n: 8k rewrites and fsync failed: $(dmesg | tail -n 3)"
 	got=$(($(t_tornblk_stat aln atomic_writes) - before))
 	meta=$(cat "/sys/fs/xfs/aln$n/untorn_metadata_bytes")
-	unit=$(info_field "$mnt/f" atomic_write_unit_max)
+	unit=$(t_info_field "$mnt/f" atomic_write_unit_max)
 	probe=$("$ATOMICW" probe "$mnt/f" -b "$bs" -o 0 2>&1 || true)
 	t_log "p$n: $got REQ_ATOMIC writes; untorn_buffered_bytes $(cat "/sys/fs/xfs/aln$n/untorn_buffered_bytes")," \
 		"untorn_metadata_bytes $meta; statx unit max $unit; RWF_ATOMIC: $probe"

@@ -36,12 +36,6 @@ bs=16384
 off=$((3 * bs)) # the block probed, inside the file
 dma_us=20000
 
-# bytes_of FILE OFFSET LENGTH: the distinct byte values (decimal) there.
-bytes_of() {
-	dd if="$1" iflag=skip_bytes,count_bytes skip="$2" count="$3" status=none |
-		od -An -tu1 -v | tr -s ' \n' '\n' | sed '/^$/d' | sort -u | tr '\n' ' '
-}
-
 # setup NAME OPTS [ATTR=VALUE...]: a device and 16k XFS mounted with OPTS
 # (empty: the defaults) at /mnt/NAME, with a 1 MiB file f; sets UNTORN and
 # META (the two sysfs attributes).
@@ -56,12 +50,6 @@ setup() {
 	META=$(cat "/sys/fs/xfs/$name/untorn_metadata_bytes") || t_fail "$name: no untorn_metadata_bytes"
 	dd if=/dev/zero of="/mnt/$name/f" bs=1M count=1 conv=fsync status=none ||
 		t_fail "$name: preparing the file failed"
-}
-
-# buf_attr FILE: whether statx offers buffered atomic writes (yes or no).
-buf_attr() {
-	"$ATOMICW" info "$1" | awk '$1 == "attr_write_atomic_buf:" { print $2; f = 1 } END { exit !f }' ||
-		t_fail "atomicw info $1 has no attr_write_atomic_buf"
 }
 
 # field LINE KEY: KEY's value in the probe's key=value line.
@@ -79,8 +67,8 @@ shortcopy() {
 	umount "/mnt/$name" || t_fail "umount after the cut failed"
 	t_tornblk_on "$name"
 	t_mount "/dev/$name" "/mnt/$name"
-	HEAD=$(bytes_of "/mnt/$name/f" "$off" 4096)
-	TAIL=$(bytes_of "/mnt/$name/f" $((off + 4096)) $((bs - 4096)))
+	HEAD=$(t_bytes_of "/mnt/$name/f" "$off" 4096)
+	TAIL=$(t_bytes_of "/mnt/$name/f" $((off + 4096)) $((bs - 4096)))
 	t_log "$name: after the cut the block's first 4k hold [$HEAD], the rest [$TAIL] (65 old, 66 new)"
 	umount "/mnt/$name"
 	t_tornblk_remove "$name"
@@ -126,12 +114,12 @@ for name in nwon nwoff; do
 		[ "$(t_tornblk_stat "$name" atomic_writes)" -gt 0 ] || t_fail "untorn: no REQ_ATOMIC write reached the device"
 		t_probe_expect ok "/mnt/$name/f" -b "$bs" -o $((5 * bs)) --buffered -s 77
 		t_probe_expect EFAULT "/mnt/$name/f" -b "$bs" -o $((5 * bs)) --buffered -s 88 --fault-tail
-		[ "$(bytes_of "/mnt/$name/f" $((5 * bs)) "$bs")" = "77 " ] ||
-			t_fail "untorn: a buffered RWF_ATOMIC write whose source faults changed the block: [$(bytes_of "/mnt/$name/f" $((5 * bs)) "$bs")]"
-		[ "$(buf_attr "/mnt/$name/f")" = yes ] || t_fail "untorn: statx does not offer buffered atomic writes"
+		[ "$(t_bytes_of "/mnt/$name/f" $((5 * bs)) "$bs")" = "77 " ] ||
+			t_fail "untorn: a buffered RWF_ATOMIC write whose source faults changed the block: [$(t_bytes_of "/mnt/$name/f" $((5 * bs)) "$bs")]"
+		[ "$(t_info_field "/mnt/$name/f" attr_write_atomic_buf)" = yes ] || t_fail "untorn: statx does not offer buffered atomic writes"
 	else
 		t_probe_expect EOPNOTSUPP "/mnt/$name/f" -b "$bs" -o $((5 * bs)) --buffered -s 77
-		[ "$(buf_attr "/mnt/$name/f")" = no ] || t_fail "nountorn: statx offers buffered atomic writes"
+		[ "$(t_info_field "/mnt/$name/f" attr_write_atomic_buf)" = no ] || t_fail "nountorn: statx offers buffered atomic writes"
 		if ! { [ "$write" = 4096 ] && [ "$us" -lt "$dma_us" ]; }; then
 			t_fail "nountorn: RWF_NOWAIT without stable writes must be done at once ($out)"
 		fi

@@ -22,11 +22,6 @@ bs=16384
 head -c 4M /dev/urandom >/tmp/lim.src || t_fail "making the source data failed"
 
 attrs() { echo "$(cat "/sys/fs/xfs/$name/untorn_buffered_bytes") $(cat "/sys/fs/xfs/$name/untorn_metadata_bytes")"; }
-unit_max() {
-	"$ATOMICW" info "$1" | awk '$1 == "atomic_write_unit_max:" { print $2; f = 1 } END { exit !f }' ||
-		t_fail "atomicw info $1 has no atomic_write_unit_max"
-}
-
 # within SECONDS WHAT CMD...: CMD must finish (successfully) in time.
 within() {
 	local secs=$1 what=$2 pid waited=0
@@ -62,7 +57,7 @@ shrink() {
 	dmesg | grep -q "no longer cover $bs-byte blocks" ||
 		t_fail "round $round: the kernel did not say that blocks are now written plainly: $(dmesg | tail -n 3)"
 	[ "$(attrs)" = "0 0" ] || t_fail "round $round: after the change the attributes read $(attrs), want 0 0"
-	[ "$(unit_max "$mnt/data$round")" = 0 ] || t_fail "round $round: statx still offers an atomic unit of $(unit_max "$mnt/data$round")"
+	[ "$(t_info_field "$mnt/data$round" atomic_write_unit_max)" = 0 ] || t_fail "round $round: statx still offers an atomic unit of $(t_info_field "$mnt/data$round" atomic_write_unit_max)"
 	before=$(t_tornblk_stat "$name" atomic_writes)
 	cp /tmp/lim.src "$mnt/more$round" && within 120 "fsync of more data" sync "$mnt/more$round"
 	after=$(t_tornblk_stat "$name" atomic_writes)

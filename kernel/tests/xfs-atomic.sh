@@ -34,12 +34,6 @@ t_require mkfs.xfs fallocate cmp
 t_tornblk_load
 mnt=/mnt/atomic
 
-# info_field FILE KEY: one value from 'atomicw info'.
-info_field() {
-	"$ATOMICW" info "$1" | awk -v k="$2:" '$1 == k { print $2; found = 1 } END { exit !found }' ||
-		t_fail "atomicw info $1 has no '$2'"
-}
-
 # probe EXPECT FILE ARGS...: one RWF_ATOMIC write through pwritev2 and one
 # through io_uring; both must answer EXPECT ('ok' or an errno name).
 probe() {
@@ -67,10 +61,10 @@ t_mount "$dev" "$mnt"
 : >"$mnt/hole"
 "$ATOMICW" probe "$mnt/hole" -b "$bs" --create 1m -o 0 >/dev/null ||
 	t_fail "first atomic write to $mnt/hole failed"
-if ! { [ "$(info_field "$mnt/hole" atomic_write_unit_min)" = "$bs" ] &&
-	[ "$(info_field "$mnt/hole" atomic_write_unit_max)" = "$bs" ] &&
-	[ "$(info_field "$mnt/hole" atomic_write_segments_max)" = 1 ] &&
-	[ "$(info_field "$mnt/hole" attr_write_atomic)" = yes ]; }; then
+if ! { [ "$(t_info_field "$mnt/hole" atomic_write_unit_min)" = "$bs" ] &&
+	[ "$(t_info_field "$mnt/hole" atomic_write_unit_max)" = "$bs" ] &&
+	[ "$(t_info_field "$mnt/hole" atomic_write_segments_max)" = 1 ] &&
+	[ "$(t_info_field "$mnt/hole" attr_write_atomic)" = yes ]; }; then
 	t_fail "statx atomic limits wrong: $("$ATOMICW" info "$mnt/hole" | tr -s ' ' | tr '\n' ';')"
 fi
 t_log "statx: unit_min = unit_max = $bs, segments_max 1, STATX_ATTR_WRITE_ATOMIC"
@@ -126,8 +120,8 @@ if [ "$bs" -gt 4096 ]; then
 	truncate -s $((1048576 + 4096)) "$mnt/hole" || t_fail "truncate failed"
 	probe EINVAL "$mnt/hole" -b "$bs" -o 1048576 --buffered
 	probe ok "$mnt/hole" -b "$bs" -o $((1048576 + bs)) --buffered -s 66
-	if [ "$(info_field "$mnt/hole" buffered_atomic_write_unit_max)" != "$bs" ] ||
-		[ "$(info_field "$mnt/hole" attr_write_atomic_buf)" != yes ]; then
+	if [ "$(t_info_field "$mnt/hole" buffered_atomic_write_unit_max)" != "$bs" ] ||
+		[ "$(t_info_field "$mnt/hole" attr_write_atomic_buf)" != yes ]; then
 		t_fail "statx (STATX_WRITE_ATOMIC_BUF): $("$ATOMICW" info "$mnt/hole" | grep buf | tr -s ' ' | tr '\n' ';')"
 	fi
 	w2=$(counter aw atomic_writes)
@@ -147,9 +141,9 @@ no_atomic() { # no_atomic NAME WHY ATTRS...
 	t_mkfs_xfs "$d" "$bs" -s size=4096
 	t_mount "$d" "$mnt"
 	: >"$mnt/f"
-	if ! { [ "$(info_field "$mnt/f" statx_write_atomic)" = reported ] &&
-		[ "$(info_field "$mnt/f" atomic_write_unit_max)" = 0 ] &&
-		[ "$(info_field "$mnt/f" attr_write_atomic)" = no ]; }; then
+	if ! { [ "$(t_info_field "$mnt/f" statx_write_atomic)" = reported ] &&
+		[ "$(t_info_field "$mnt/f" atomic_write_unit_max)" = 0 ] &&
+		[ "$(t_info_field "$mnt/f" attr_write_atomic)" = no ]; }; then
 		t_fail "statx on $why: $("$ATOMICW" info "$mnt/f" | tr -s ' ' | tr '\n' ';')"
 	fi
 	t_log "$why: statx answers with zero limits and no attribute; a valid write:"
