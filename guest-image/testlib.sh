@@ -133,6 +133,26 @@ t_tornblk_stat() {
 		"/sys/kernel/debug/tornblk/$1/stats" || t_fail "no counter $2 for $1"
 }
 
+# t_tornblk_settle NAME: wait until NAME holds a flush (hold_flush) and has
+# had no write for 2 s (at most 60 s; the debug kernel's AIL push pauses for
+# more than 1 s), so that a cut finds everything the kernel had to write in
+# the device's cache.
+t_tornblk_settle() {
+	local prev=-1 now stable=0 tries=600
+	while [ $tries -gt 0 ] && [ $stable -lt 20 ]; do
+		sleep 0.1
+		tries=$((tries - 1))
+		now=$(t_tornblk_stat "$1" writes)
+		if [ "$(t_tornblk_stat "$1" held_now)" -ge 1 ] && [ "$now" = "$prev" ]; then
+			stable=$((stable + 1))
+		else
+			stable=0
+		fi
+		prev=$now
+	done
+	[ $stable -ge 20 ] || t_fail "$1: no flush held, or writes still coming, after 60 s"
+}
+
 # t_tornblk_hist_below NAME KIND BYTES: writes in tornblk's histogram KIND
 # (write_size, write_align, atomic_size, atomic_align) below BYTES.
 t_tornblk_hist_below() {

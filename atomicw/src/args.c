@@ -82,7 +82,7 @@ static const unsigned int opt_cmds[] = {
 	C_W | C_B, C_W | C_B | C_P | C_R, C_W | C_B | C_R, C_W | C_R, C_W | C_B | C_P | C_R, C_W,
 	C_W | C_V, C_ALL,
 	C_W | C_B | C_P, C_B, C_B | C_A, C_B /* rounds-csv */, C_B, C_B, C_W | C_R,
-	C_P, C_P | C_A, C_P, C_V, C_R,
+	C_P, C_W | C_P | C_A, C_P, C_V, C_R,
 	C_P, C_P, C_P,
 	C_A, C_A, C_A,
 	C_W | C_R,

@@ -46,7 +46,7 @@ struct aw_opts {
 	uint64_t page_size; /* advise: the database page size (0: find out) */
 	int innodb;	   /* advise: an InnoDB data directory */
 	int direct;	   /* advise: InnoDB writes with O_DIRECT */
-	int buffered;	   /* probe: no O_DIRECT; advise: InnoDB writes through the cache */
+	int buffered;	   /* write, probe: no O_DIRECT; advise: InnoDB writes through the cache */
 	int uring;	   /* probe: io_uring instead of pwritev2 */
 	int append;	   /* probe: open with O_APPEND */
 	int fault_tail;	   /* probe: the buffer's last page is PROT_NONE */

@@ -274,7 +274,7 @@ int aw_cmd_bench(const struct aw_opts *o)
 	b.t.fd = -1;
 	b.qd = o->qd > 1024 ? 1024 : o->qd;
 	if (parse_modes(&b, o->modes) || aw_target_size_ahead(o->path, o->create, &size) ||
-	    !data_pages(o, b.qd, size) || aw_target_open(&b.t, o->path, O_WRONLY, o->create))
+	    !data_pages(o, b.qd, size) || aw_target_open(&b.t, o->path, O_WRONLY | O_DIRECT, o->create))
 		goto out;
 	b.pages = data_pages(o, b.qd, b.t.size);
 	if (!b.pages)

@@ -22,7 +22,7 @@ int aw_cmd_info(const struct aw_opts *o)
 	const struct aw_statx *s;
 	char key[64];
 
-	if (aw_target_open(&t, o->path, 0, 0))
+	if (aw_target_open(&t, o->path, O_RDONLY | O_DIRECT, 0))
 		return 1;
 	s = &t.stx;
 	printf("%-32s %s\n", "path:", t.path);

@@ -42,7 +42,7 @@ int aw_cmd_verify(const struct aw_opts *o)
 	unsigned char *buf = NULL;
 	int have_journal = o->journal != NULL, ret = 1;
 
-	if (aw_target_open(&t, o->path, O_RDONLY, 0))
+	if (aw_target_open(&t, o->path, O_RDONLY | O_DIRECT, 0))
 		return 1;
 	/* The target's size first: the journal's blocks are checked against it
 	 * before any memory is taken for them. */

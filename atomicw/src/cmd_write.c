@@ -144,7 +144,7 @@ static int run(struct writer *w)
 	printf("write: %" PRIu64 " submitted, %" PRIu64 " acknowledged, %" PRIu64
 	       " fsyncs, %" PRIu64 "-byte %s blocks over %" PRIu64 " blocks, %.2f s\n",
 	       w->submitted, w->acked, w->fsyncs, o->block_size,
-	       o->atomic ? "RWF_ATOMIC" : "O_DIRECT", w->nblocks,
+	       aw_write_kind(o->atomic, o->buffered), w->nblocks,
 	       (double)(aw_now_ns() - t0) / 1e9);
 	return 0;
 }
@@ -186,13 +186,13 @@ static int setup(struct writer *w)
 	}
 	if (aw_target_size_ahead(o->path, o->create, &size) || !room(o, size))
 		return 1;
-	if (aw_target_open(&w->t, o->path, O_WRONLY, o->create))
+	if (aw_target_open(&w->t, o->path, O_WRONLY | (o->buffered ? 0 : O_DIRECT), o->create))
 		return 1;
 	w->nblocks = room(o, w->t.size); /* again: the file may have changed since */
 	if (!w->nblocks)
 		goto undo;
 	if (o->atomic && !aw_target_atomic_ok(&w->t, (uint32_t)o->block_size)) {
-		aw_explain_write_error(&w->t, w->t.stx.attributes & AW_STATX_ATTR_WRITE_ATOMIC ?
+		aw_explain_write_error(&w->t, w->t.stx.attributes & aw_target_atomic_attr(&w->t) ?
 				       EINVAL : EOPNOTSUPP, o->offset,
 				       (uint32_t)o->block_size, 1);
 		ret = 2;

@@ -45,14 +45,14 @@ int aw_target_size_ahead(const char *path, uint64_t create_size, uint64_t *size)
 	return ret;
 }
 
-int aw_target_open(struct aw_target *t, const char *path, int extra_flags,
+int aw_target_open(struct aw_target *t, const char *path, int flags,
 		   uint64_t create_size)
 {
 	struct statfs sfs;
-	int flags = O_DIRECT | extra_flags;
 
 	memset(t, 0, sizeof(*t));
 	t->path = path;
+	t->buffered = !(flags & O_DIRECT);
 	t->fd = open(path, flags, 0644);
 	if (t->fd < 0 && errno == ENOENT && create_size) {
 		/* O_EXCL: only a file made here is ever removed again */
@@ -66,7 +66,9 @@ int aw_target_open(struct aw_target *t, const char *path, int extra_flags,
 			err == EINVAL ? " (the filesystem does not support O_DIRECT)" : "");
 		return -1;
 	}
-	if (aw_statx(AT_FDCWD, path, 0, AW_STATX_WRITE_ATOMIC | AW_STATX_DIOALIGN |
+	/* Asked together, the direct limits would win (the kernel's rule). */
+	if (aw_statx(AT_FDCWD, path, 0, (t->buffered ? AW_STATX_WRITE_ATOMIC_BUF :
+					 AW_STATX_WRITE_ATOMIC) | AW_STATX_DIOALIGN |
 		     STATX_BASIC_STATS, &t->stx)) {
 		fprintf(stderr, "atomicw: statx %s: %s\n", path, strerror(errno));
 		goto fail;
@@ -130,12 +132,17 @@ void aw_target_close(struct aw_target *t)
 	t->fd = -1;
 }
 
+uint64_t aw_target_atomic_attr(const struct aw_target *t)
+{
+	return t->buffered ? AW_STATX_ATTR_WRITE_ATOMIC_BUF : AW_STATX_ATTR_WRITE_ATOMIC;
+}
+
 int aw_target_atomic_ok(const struct aw_target *t, uint32_t len)
 {
 	const struct aw_statx *s = &t->stx;
 
-	return (s->mask & AW_STATX_WRITE_ATOMIC) &&
-	       (s->attributes & AW_STATX_ATTR_WRITE_ATOMIC) &&
+	return (s->mask & (t->buffered ? AW_STATX_WRITE_ATOMIC_BUF : AW_STATX_WRITE_ATOMIC)) &&
+	       (s->attributes & aw_target_atomic_attr(t)) &&
 	       len >= s->atomic_write_unit_min && len <= s->atomic_write_unit_max;
 }
 

@@ -16,6 +16,8 @@ struct aw_target {
 	struct aw_statx stx;   /* with STATX_WRITE_ATOMIC | STATX_DIOALIGN */
 	unsigned int dev_major; /* the block device carrying the data */
 	unsigned int dev_minor;
+	int buffered;	       /* opened without O_DIRECT: stx holds the buffered
+				* atomic write limits (STATX_WRITE_ATOMIC_BUF) */
 	int created;	       /* aw_target_open created the file */
 	int grown;	       /* ... or extended it, from grown_from bytes */
 	uint64_t grown_from;
@@ -32,11 +34,13 @@ struct aw_target {
 int aw_target_size_ahead(const char *path, uint64_t create_size, uint64_t *size);
 
 /*
- * Open path with O_DIRECT (plus extra_flags).  With create_size, a regular
- * file is created or extended to that size.  Prints an error and returns
- * -1 on failure (having removed or shrunk back what it made).
+ * Open path with flags (O_DIRECT among them, or the target is buffered and
+ * its statx atomic limits are those of buffered RWF_ATOMIC writes).  With
+ * create_size, a regular file is created or extended to that size.  Prints
+ * an error and returns -1 on failure (having removed or shrunk back what it
+ * made).
  */
-int aw_target_open(struct aw_target *t, const char *path, int extra_flags,
+int aw_target_open(struct aw_target *t, const char *path, int flags,
 		   uint64_t create_size);
 void aw_target_close(struct aw_target *t);
 
@@ -47,8 +51,12 @@ void aw_target_close(struct aw_target *t);
  */
 void aw_target_undo_create(struct aw_target *t);
 
-/* Does statx say RWF_ATOMIC writes of len bytes can work here? */
+/* Does statx say RWF_ATOMIC writes (direct or buffered, as opened) of len
+ * bytes can work here? */
 int aw_target_atomic_ok(const struct aw_target *t, uint32_t len);
+
+/* The statx attribute that says t takes RWF_ATOMIC writes, as opened. */
+uint64_t aw_target_atomic_attr(const struct aw_target *t);
 
 /*
  * Read /sys/dev/block/MAJ:MIN/queue/NAME (or the parent's, for a

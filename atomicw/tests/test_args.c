@@ -142,6 +142,11 @@ int main(void)
 	CHECK(PARSE("advise", "/db", "--innodb", "--direct", "--buffered") == -1 &&
 	      said("--direct or --buffered"));
 	CHECK(PARSE("advise", "/db", "--innodb", "--buffered") == 0 && o.buffered && !o.direct);
+	CHECK(PARSE("write", "f", "-b", "16k", "-j", "/j", "--buffered", "--atomic") == 0 &&
+	      o.buffered && o.atomic);
+	CHECK(PARSE("bench", "f", "-b", "16k", "-c", "10", "--buffered") == -1 &&
+	      said("does not take --buffered"));
+	CHECK(PARSE("verify", "f", "-j", "/j", "--buffered") == -1 && said("does not take --buffered"));
 	CHECK(PARSE("advise", "/db", "-b", "16k") == -1 && said("does not take --block-size"));
 	CHECK(PARSE("write", "x", "-b", "4k", "-j", "j", "--innodb") == -1 &&
 	      said("does not take --innodb"));

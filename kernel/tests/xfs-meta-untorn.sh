@@ -41,24 +41,6 @@ case $bs in 8192 | 16384) ;; *) t_fail "BLOCK must be 8192 or 16384, got '$bs'" 
 case $isize in 512 | 1024 | 2048) ;; *) t_fail "INODE must be 512, 1024 or 2048, got '$isize'" ;; esac
 case $pawu in 512 | 4096) ;; *) t_fail "PAWU must be 512 or 4096, got '$pawu'" ;; esac
 
-# settle NAME: wait until NAME holds a flush and has had no write for 2 s
-# (at most 60 s; the debug kernel's AIL push pauses for more than 1 s).
-settle() {
-	local prev=-1 now stable=0 tries=600
-	while [ $tries -gt 0 ] && [ $stable -lt 20 ]; do
-		sleep 0.1
-		tries=$((tries - 1))
-		now=$(t_tornblk_stat "$1" writes)
-		if [ "$(t_tornblk_stat "$1" held_now)" -ge 1 ] && [ "$now" = "$prev" ]; then
-			stable=$((stable + 1))
-		else
-			stable=0
-		fi
-		prev=$now
-	done
-	[ $stable -ge 20 ] || t_fail "$1: no flush held, or writes still coming, after 60 s"
-}
-
 # round NAME R ATTRS...: one round on a fresh device; sets WHY (empty when
 # the filesystem came back clean), ATOMIC (REQ_ATOMIC writes while flushes
 # were held), TORN (8k pieces of metadata writes the cut tore), META (what
@@ -95,7 +77,7 @@ round() {
 	m0=$(t_tornblk_stat "$name" meta_writes)
 	fsfreeze -f "$mnt" 2>/dev/null &
 	freezer=$!
-	settle "$name"
+	t_tornblk_settle "$name"
 	[ "$(t_tornblk_stat "$name" meta_writes)" -gt "$m0" ] ||
 		t_fail "$name round $r: no metadata written back while flushes were held"
 	ATOMIC=$(($(t_tornblk_stat "$name" atomic_writes) - a0))
