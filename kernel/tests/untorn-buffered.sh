@@ -11,8 +11,11 @@
 #   control: the probe bites);
 #   non-blocking write: pwritev2(RWF_NOWAIT) into a block under writeback
 #   (tornblk captures its data 20 ms a page).  Untorn: EAGAIN at once, and a
-#   blocking write then waits for the writeback (the block was under it).
-#   nountorn: no stable writes, the write is done without waiting;
+#   blocking write then waits for the writeback (the block was under it);
+#   the same write through io_uring: io_uring_submit returns at once (its
+#   non-blocking first try gives up, a worker waits) and the write
+#   completes after the writeback.  nountorn: no stable writes, the write
+#   is done without waiting;
 #   buffered RWF_ATOMIC of one block: untorn, taken (and statx says so with
 #   STATX_WRITE_ATOMIC_BUF); with a source whose last page faults, EFAULT
 #   and the block unchanged.  nountorn: EOPNOTSUPP, statx says no;
@@ -111,6 +114,12 @@ for name in nwon nwoff; do
 		fi
 		[ "$wait_us" -ge "$dma_us" ] ||
 			t_fail "untorn: the blocking write after it did not wait (${wait_us} us): the block was not under writeback, the probe proves nothing"
+		# io_uring: its non-blocking first try meets the same wait; the
+		# submitting call must not, the write completes after the writeback.
+		[ "$(field "$out" uring_submit_us)" -lt $((2 * dma_us)) ] ||
+			t_fail "untorn: io_uring_submit of a write into a block under writeback waited for it ($out)"
+		[ "$(field "$out" uring_done_us)" -ge "$dma_us" ] ||
+			t_fail "untorn: io_uring writes completed at once: the block was not under writeback, the probe proves nothing ($out)"
 		[ "$(t_tornblk_stat "$name" atomic_writes)" -gt 0 ] || t_fail "untorn: no REQ_ATOMIC write reached the device"
 		t_probe_expect ok "/mnt/$name/f" -b "$bs" -o $((5 * bs)) --buffered -s 77
 		t_probe_expect EFAULT "/mnt/$name/f" -b "$bs" -o $((5 * bs)) --buffered -s 88 --fault-tail

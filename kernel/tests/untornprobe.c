@@ -27,6 +27,12 @@
  *     taken (tries=).  Then
  *     the same write blocking, timed: it waits if the block was still under
  *     writeback (blocking_us), which shows the probe hit the window.
+ *     Then three times: the block rewritten, its writeback started, and the
+ *     same 4k write submitted through io_uring, whose first try does not
+ *     block: a write it cannot do at once goes to a worker, so the
+ *     submitting call must return at once (uring_submit_us, the longest of
+ *     the three) and the write completes once the writeback is done
+ *     (uring_done_us, the longest time to completion).
  *
  *   untornprobe writes FILE SIZE BS EVERY COUNT SEED
  *     COUNT buffered writes of BS bytes at random BS-aligned offsets below
@@ -39,6 +45,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <liburing.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -203,11 +210,67 @@ static int shortcopy(const char *file, off_t off, size_t len, const char *power)
 	return rc;
 }
 
+/*
+ * Three io_uring writes of the block's first 4k, each while the block is
+ * under writeback (after a plain write to the next block, for the mtime);
+ * the longest submit and the longest time to completion, in microseconds.
+ */
+static int uring_nowait(int fd, const char *file, off_t off, size_t len,
+			char *head, int64_t *submit_us, int64_t *done_us)
+{
+	struct io_uring ring;
+	struct io_uring_cqe *cqe;
+	int64_t t0, t1;
+	int ret, i;
+
+	*submit_us = *done_us = 0;
+	ret = io_uring_queue_init(2, &ring, 0);
+	if (ret < 0) {
+		errno = -ret;
+		return die("io_uring_queue_init for", file);
+	}
+	for (i = 0; i < 3; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+		if (fill(fd, off, len, 'B', 0) ||
+		    sync_file_range(fd, off, len, SYNC_FILE_RANGE_WRITE) ||
+		    pwrite(fd, head, HEAD, off + len) != HEAD) {
+			ret = die("rewriting the block of", file);
+			goto out;
+		}
+		io_uring_prep_write(sqe, fd, head, HEAD, off);
+		t0 = now_us();
+		ret = io_uring_submit(&ring);
+		t1 = now_us();
+		if (ret == 1)
+			ret = io_uring_wait_cqe(&ring, &cqe);
+		if (ret < 0) {
+			errno = -ret;
+			ret = die("io_uring write to", file);
+			goto out;
+		}
+		if (cqe->res != HEAD) {
+			errno = cqe->res < 0 ? -cqe->res : EIO;
+			ret = die("io_uring write (completion) to", file);
+			goto out;
+		}
+		io_uring_cqe_seen(&ring, cqe);
+		if (t1 - t0 > *submit_us)
+			*submit_us = t1 - t0;
+		if (now_us() - t0 > *done_us)
+			*done_us = now_us() - t0;
+	}
+	ret = 0;
+out:
+	io_uring_queue_exit(&ring);
+	return ret;
+}
+
 static int nowait(const char *file, off_t off, size_t len)
 {
 	char head[HEAD];
 	struct iovec iov = { head, sizeof(head) };
-	int64_t t0, us, blocking_us;
+	int64_t t0, us, blocking_us, uring_submit_us, uring_done_us;
 	ssize_t ret;
 	int fd, err, tries = 0;
 
@@ -231,9 +294,12 @@ static int nowait(const char *file, off_t off, size_t len)
 	if (pwrite(fd, head, sizeof(head), off) != (ssize_t)sizeof(head))
 		return die("the blocking write of", file);
 	blocking_us = now_us() - t0;
-	printf("nowait: write=%zd errno=%s us=%" PRId64 " blocking_us=%" PRId64 " tries=%d\n",
+	if (uring_nowait(fd, file, off, len, head, &uring_submit_us, &uring_done_us))
+		return 1;
+	printf("nowait: write=%zd errno=%s us=%" PRId64 " blocking_us=%" PRId64 " tries=%d"
+	       " uring_submit_us=%" PRId64 " uring_done_us=%" PRId64 "\n",
 	       ret, ret < 0 ? strerrorname_np(err) : "0", us, blocking_us,
-	       tries + (ret >= 0));
+	       tries + (ret >= 0), uring_submit_us, uring_done_us);
 	if (fsync(fd))
 		return die("fsync", file);
 	close(fd);
