@@ -84,19 +84,29 @@ static int put(const char *path, const char *val)
 	return n == (ssize_t)strlen(val) ? 0 : -1;
 }
 
-/* number ARG NAME: a positive multiple of 4096, or exit with a message. */
-static long long number(const char *arg, const char *name)
+/*
+ * whole ARG NAME MIN STEP: a whole number of at least MIN that is a multiple
+ * of STEP, or exit with a message.
+ */
+static long long whole(const char *arg, const char *name, long long min, long long step)
 {
 	char *end;
 	long long v;
 
 	errno = 0;
 	v = strtoll(arg, &end, 0);
-	if (errno || *end || v < 0 || v % HEAD) {
-		fprintf(stderr, "untornprobe: %s '%s' is not a multiple of %d\n", name, arg, HEAD);
+	if (errno || *end || end == arg || v < min || v % step) {
+		fprintf(stderr, "untornprobe: %s '%s' is not a whole number of at least %lld "
+			"and a multiple of %lld\n", name, arg, min, step);
 		exit(2);
 	}
 	return v;
+}
+
+/* number ARG NAME: 0 or a positive multiple of 4096 (offsets, sizes). */
+static long long number(const char *arg, const char *name)
+{
+	return whole(arg, name, 0, HEAD);
 }
 
 static int fill(int fd, off_t off, size_t len, int c, int sync)
@@ -306,19 +316,10 @@ static int nowait(const char *file, off_t off, size_t len)
 	return 0;
 }
 
-/* count ARG NAME: a whole number above 0, or exit with a message. */
+/* count ARG NAME: a whole number above 0. */
 static long long count(const char *arg, const char *name)
 {
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(arg, &end, 0);
-	if (errno || *end || v <= 0) {
-		fprintf(stderr, "untornprobe: %s '%s' is not a whole number above 0\n", name, arg);
-		exit(2);
-	}
-	return v;
+	return whole(arg, name, 1, 1);
 }
 
 static int writes(const char *file, long long size, long long bs, long long every,
