@@ -170,7 +170,7 @@ cycle() {
 	CRASH_UNTESTED=()
 	CYCLE=$c CYCLE_LEDGER=/tmp/ledger.$c CYCLE_LOG=$logs/cycle-$c.log
 	R[kernel]=$(uname -r) R[commit]=$commit R[config]=$config R[xfs_bs]=$WL_XFS_BS
-	R[pawu]=$WL_PAWU R[atomic_unit]=$WL_ATOMIC R[full_page_writes]=$WL_FPW
+	R[pawu]=$WL_PAWU R[atomic_unit]=$WL_ATOMIC R[xfs_mount]=$WL_MOUNT R[full_page_writes]=$WL_FPW
 	R[synchronous_commit]=$sync_commit R[dma_delay_us]=$WL_DMA_DELAY_US R[cycle]=$c
 	R[seed]=$((seed * 1000 + c)) R[cut_pos]=0 R[cut_fraction]=NA
 	[ "$cuts" = mixed ] && [ $((c % 4)) -ne 2 ] || evict=1

@@ -155,9 +155,13 @@ wl_device() {
 	sync
 }
 
+# wl_mount_all: the data filesystem (with the configuration's xfs_mount
+# options, WL_MOUNT) and the WAL filesystem, fresh or after a cut.
 wl_mount_all() {
+	local opts=${WL_MOUNT:--}
 	mkdir -p "$WL_MNT" "$WL_WALMNT"
-	mount "/dev/$WL_DEV" "$WL_MNT" 2>/tmp/mount.err &&
+	[ "$opts" != - ] || opts=defaults
+	mount -o "$opts" "/dev/$WL_DEV" "$WL_MNT" 2>/tmp/mount.err &&
 		mount "/dev/$WL_WALDEV" "$WL_WALMNT" 2>>/tmp/mount.err
 }
 

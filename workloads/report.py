@@ -343,14 +343,14 @@ def main():
     L += btop
     L.append("## What was compared\n")
     L.append("| configuration | XFS block | device power-fail atomic unit | REQ_ATOMIC | "
-             "full_page_writes | wal_compression | role |")
-    L.append("|---|---|---|---|---|---|---|")
+             "full_page_writes | wal_compression | XFS mount options | role |")
+    L.append("|---|---|---|---|---|---|---|---|")
     seen = {r["config"] for r in bench_rows + crash_rows}
     for c, t in CONFIG_TABLE.items():
         if c in seen:
             au = f"{int(t['atomic']) // 1024}k" if t["atomic"] != "0" else "none"
             L.append(f"| {c} | {int(t['xfs_bs']) // 1024}k | {int(t['pawu']) // 1024}k | {au} | "
-                     f"{t['fpw']} | {t['walcomp']} | {t['role']}: {t['what']} |")
+                     f"{t['fpw']} | {t['walcomp']} | {t['xfs_mount']} | {t['role']}: {t['what']} |")
     L.append("")
     L.append("The device is `tornblk`, our RAM block device with a volatile write cache: at a power "
              "cut, every write not yet flushed persists one power-fail unit at a time on a seeded "

@@ -128,12 +128,14 @@ if (
 ); then ok; else bad "adding a check"; fi
 
 # 6. The loader.
-if [ "$(wl_configs --crash | paste -sd' ')" = "$(wl_configs protected control | paste -sd' ')" ]; then ok; else
-	bad "the crash loop's roles are not protected and control"
+if [ "$(wl_configs --crash | paste -sd' ')" = "$(wl_configs protected control probe | paste -sd' ')" ]; then ok; else
+	bad "the crash loop's roles are not protected, control and probe"
 fi
+wl_config lbs-atomic-off
+if [ "$WL_MOUNT $WL_ROLE" = "nountorn probe" ]; then ok; else bad "wl_config lbs-atomic-off: $WL_MOUNT $WL_ROLE"; fi
 wl_config lbs-atomic-wb
-if [ "$WL_XFS_BS $WL_PAWU $WL_ATOMIC $WL_FPW $WL_WALCOMP $WL_ROLE" = "16384 4096 16384 off off protected" ]; then ok; else
-	bad "wl_config lbs-atomic-wb: $WL_XFS_BS $WL_PAWU $WL_ATOMIC $WL_FPW $WL_WALCOMP $WL_ROLE"
+if [ "$WL_XFS_BS $WL_PAWU $WL_ATOMIC $WL_FPW $WL_WALCOMP $WL_MOUNT $WL_ROLE" = "16384 4096 16384 off off - protected" ]; then ok; else
+	bad "wl_config lbs-atomic-wb: $WL_XFS_BS $WL_PAWU $WL_ATOMIC $WL_FPW $WL_WALCOMP $WL_MOUNT $WL_ROLE"
 fi
 if msg=$(wl_config no-such 2>&1); then bad "an unknown configuration was accepted"; else
 	if [[ $msg == *"unknown configuration 'no-such'"* ]]; then ok; else bad "unknown configuration: '$msg'"; fi
@@ -154,7 +156,7 @@ if (WL_CONFIGS_TSV=$scratch/bad.tsv wl_configs all >/dev/null 2>&1); then bad "a
 # expectation all know it, with nothing else changed.
 sed -n '1,/^# name/p' "$top/workloads/configs.tsv" >"$scratch/configs.tsv"
 grep -v '^#' "$top/workloads/configs.tsv" >>"$scratch/configs.tsv"
-printf 'lbs8k-atomic\t8192\t8192\t8192\toff\toff\tprotected\t8k blocks on an 8k atomic unit\n' \
+printf 'lbs8k-atomic\t8192\t8192\t8192\toff\toff\t-\tprotected\t8k blocks on an 8k atomic unit\n' \
 	>>"$scratch/configs.tsv"
 if WL_CONFIGS_TSV=$scratch/configs.tsv bash "$top/workloads/configs.sh" tests |
 	grep -qx 'crash.lbs8k-atomic -- lbs8k-atomic --cycles 2 --check'; then ok; else
