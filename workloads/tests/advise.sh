@@ -130,6 +130,7 @@ for cfg in "${cfgs[@]}"; do
 	fi
 	unfs adv
 done
+FS_MOUNT= # the traps below mount plainly
 
 t_log "trap: 4k XFS on a device that keeps 4k..16k whole"
 fs adv 4096 4096 physical_block_size=16384 pawu=16384 atomic_unit_min=4096 atomic_unit_max=16384
