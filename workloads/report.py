@@ -16,7 +16,7 @@ import sys
 
 import report_bench
 from report_bench import num
-from stats import binom_upper  # noqa: F401  (tests use report.binom_upper)
+from stats import binom_interval, binom_upper  # noqa: F401  (tests use report.binom_upper)
 
 import configs
 from configs import CONTROL_MIN_RATE, no_torn_data, read_configs
@@ -98,7 +98,9 @@ def summarize_crash(rows):
                 s[k] += int(num(r.get(k)) or 0)
             s["bad_checksums"] += int(num(r["checksum_bad"]) or 0)
         s["rate_upper95"] = binom_upper(s["corrupt"], s["tested"])
-        s["page_rate_upper95"] = binom_upper(s["corrupt"], s["pages_in_flight"])
+        # Only the cycle is a trial: the pages of one cut are not independent
+        # (one cut, one moment, one set of writes), so no rate per page.
+        s["rate_ci95"] = binom_interval(s["corrupt"], s["tested"])
         s["cycles_per_hour"] = 3600 * s["cycles"] / s["seconds"] if s["seconds"] else None
         s["meets_expectation"] = not configs.judge(c, s)
     return out
@@ -139,6 +141,19 @@ def split_cell(s):
     tore before tornblk told XFS's own writes apart)."""
     unknown = s["data_torn_unknown"]
     return f"{s['data_torn']}" + (f" ({cycles(unknown)} unknown)" if unknown else "")
+
+
+def rate_cell(c, s):
+    """Corrupt/tested cycles and the rate's bound: a one-sided upper bound
+    where the role expects no corruption, else (a control, a probe) a
+    two-sided interval."""
+    if not s["tested"]:
+        return "n/a"
+    head = f"{s['corrupt']}/{s['tested']}"
+    if configs.expect(c) != "clean":
+        lo, hi = s["rate_ci95"]
+        return f"{head} ({fmt(100 * lo, 1)}-{fmt(100 * hi, 1)}%)"
+    return f"{head} (<= {fmt(100 * s['rate_upper95'], 1)}%)"
 
 
 def cycles(n):
@@ -390,25 +405,24 @@ def main():
                  "*of them file data*: torn pieces that were not in XFS's own log or metadata "
                  "writes (tornblk sees the REQ_META flag XFS sets on those; cycles from before it "
                  "did are *unknown* when anything tore).  "
-                 "Bounds are one-sided 95% upper bounds (Clopper-Pearson; about 3/n for 0 of n).  "
+                 "Rates are per tested cycle, the only independent trial (the pages of one cut "
+                 "share its moment and its writes, so no rate is given per page): for a "
+                 "protected configuration a one-sided 95% upper bound (Clopper-Pearson; about 3/n "
+                 "for 0 of n), for a control or a probe a two-sided 95% interval.  "
                  "*Device model*: whether tornblk copied write data at submission or captured it "
                  "page by page after submission, as a real device's DMA does (only the latter can "
                  "show the page-cache writeback race); cycles of different models are counted "
                  "in separate rows, never pooled.\n")
-        L.append("| configuration | device model | cycles | untested | corrupt | corrupt rate (95% upper) | "
+        L.append("| configuration | device model | cycles | untested | corrupt | corrupt rate per cycle (95%) | "
                  "8k pages in flight | torn at the cut | cycles with a torn page | "
-                 "of them file data | "
-                 "rate per page in flight (95% upper) | lost commits (cycles) | commits checked | "
+                 "of them file data | lost commits (cycles) | commits checked | "
                  "cycles/hour | expectation | met |")
-        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for c, m, s in crash_groups(crash):
-            rate = f"{s['corrupt']}/{s['tested']} ({fmt(100 * s['rate_upper95'], 1)}%)" \
-                if s["tested"] else "n/a"
-            prate = f"{s['page_rate_upper95']:.2g}" if s["page_rate_upper95"] is not None else "n/a"
             L.append(f"| {c} | {m} | {s['cycles']} | {s['untested']} | "
-                     f"{s['corrupt']} | {rate} | "
+                     f"{s['corrupt']} | {rate_cell(c, s)} | "
                      f"{s['pages_in_flight']} | {s['pages_torn']} | {s['torn_cycles']} | "
-                     f"{split_cell(s)} | {prate} | {s['lost']} | {s['commits_seen']} | "
+                     f"{split_cell(s)} | {s['lost']} | {s['commits_seen']} | "
                      f"{fmt(s['cycles_per_hour'], 0)} | {EXPECT[c]} | "
                      f"{met_cell(c, s)} |")
         L.append("")
@@ -542,8 +556,11 @@ def meaning(crash):
                          "block of file data, and so every 8k page in it, persisted whole or not at all.")
                         if s['meets_expectation'] else " — THIS VIOLATES THE EXPECTATION."))
         elif configs.expect(c) != "corrupt":
-            L.append(f"- {name}: {s['corrupt']} of {s['tested']} tested cycles corrupt "
-                     f"(no expectation: {CONFIG_TABLE[c]['what']}).")
+            ci = s["rate_ci95"]
+            L.append(f"- {name}: {s['corrupt']} of {s['tested']} tested cycles corrupt"
+                     + (f" (rate per cycle {fmt(100 * ci[0], 1)}-{fmt(100 * ci[1], 1)}%, two-sided "
+                        "95%)" if ci else "")
+                     + f"; a probe, no expectation: {CONFIG_TABLE[c]['what']}.")
         else:
             why = CONFIG_TABLE[c]["what"]
             if s['meets_expectation']:

@@ -33,6 +33,18 @@ def binom_upper(k, n, conf=0.95):
     return hi
 
 
+def binom_interval(k, n, conf=0.95):
+    """Two-sided confidence interval (lo, hi) of a rate from k events in n
+    trials (Clopper-Pearson: each side misses with (1 - conf) / 2; the lower
+    bound is the upper bound of the other outcome's rate, mirrored), or None
+    for n = 0."""
+    if n == 0:
+        return None
+    side = 1 - (1 - conf) / 2
+    return (1.0 - binom_upper(n - k, n, side) if k else 0.0,
+            binom_upper(k, n, side) if k < n else 1.0)
+
+
 def median_ci(values, conf=0.95):
     """Distribution-free interval of the median from order statistics:
     [x(k), x(n-k+1)] for the largest k whose coverage, 1 - 2 P(B <= k-1)
