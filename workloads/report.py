@@ -444,6 +444,8 @@ def main():
     L.append("## What it means\n")
     L += bjson.get("meaning", [])
     L += meaning(crash)
+    if crash:
+        L += exposure_lines(crash)
     L.append("## Before you turn it off on your own server\n")
     L.append("These results hold for the stack they ran on.  On a real server, run "
              "`atomicw advise DATADIR` first (it only reads; `--innodb` for an InnoDB data "
@@ -538,6 +540,63 @@ def clean_words(clean, most=5):
                      f"{r['pages_in_flight'] or '?'} 8k pieces in flight, {torn} torn{split}")
     more = f"; and {len(clean) - most} more in crash.csv" if len(clean) > most else ""
     return f"  Clean: {'; '.join(parts)}{more}."
+
+
+PG_PAGE = 8192  # PostgreSQL's page in every configuration of configs.tsv
+
+
+def exposure(c, dma):
+    """What can and cannot tear file data or XFS metadata of configuration c
+    in the crash model (tornblk's cut, DMA capture of dma us a page), from
+    configs.tsv's columns and what the kernel does with them: ([can], [cannot])."""
+    t = CONFIG_TABLE[c]
+    bs, pawu, au = int(t["xfs_bs"]), int(t["pawu"]), int(t["atomic"])
+    off = "nountorn" in t["xfs_mount"].split(",")
+    untorn = bs > 4096 and au >= bs and not off  # the kernel's untorn buffered writes
+    can, cannot = [], []
+    if untorn and bs >= PG_PAGE:
+        cannot.append(f"the device tearing a page at the cut (each {bs // 1024}k block goes as "
+                      "one REQ_ATOMIC write, kept or lost whole)")
+    elif bs >= PG_PAGE and pawu >= bs:
+        cannot.append(f"the device tearing a page at the cut (its {pawu // 1024}k power-fail unit "
+                      f"holds a {bs // 1024}k block)")
+    else:
+        why = (f"an 8k page spans {bs // 1024}k blocks" if bs < PG_PAGE else
+               f"plain writes persist in {pawu // 1024}k units")
+        can.append(f"the device tearing a page at the cut ({why}"
+                   + (", the buffered fix switched off" if off else "") + ")")
+    if not dma:
+        cannot.append("the writeback DMA race (data copied at submission)")
+    elif untorn:
+        cannot.append("the writeback DMA race (stable writes: a write() waits for its block's "
+                      "writeback)")
+    else:
+        can.append("the writeback DMA race (no stable writes: a page changed while the device "
+                   "reads it is kept mixed)")
+    if untorn or pawu >= bs:
+        cannot.append("torn XFS metadata blocks")
+    else:
+        can.append("torn XFS metadata blocks")
+    cannot.append("a torn WAL page (pg_wal on its own 4k volume with one unflushed write at a "
+                  "cut: the model does not tear the WAL)")
+    return can, cannot
+
+
+def exposure_lines(crash):
+    """For each configuration in the crash evidence: what it can fail through
+    in the model, and what it cannot, so that a clean protected row is read
+    for what it tested."""
+    L = ["What each configuration can fail through in the model (from its columns; "
+         "full-page images, where on, repair a torn page of file data):\n"]
+    for c in dict.fromkeys(c for c, _, _ in crash_groups(crash)):
+        dmas = {int(m.split()[2]) if m.startswith("DMA") else 0
+                for c2, m, _ in crash_groups(crash) if c2 == c}
+        can, cannot = exposure(c, max(dmas))
+        fpw = " (repaired by full-page images)" if CONFIG_TABLE[c]["fpw"] == "on" and can else ""
+        L.append(f"- {c}: can fail through " + ("; ".join(can) + fpw if can else "nothing the "
+                 "model injects") + "; cannot through " + "; ".join(cannot) + ".")
+    L.append("")
+    return L
 
 
 def meaning(crash):
