@@ -58,6 +58,14 @@ def main():
     check(report.binom_interval(10, 10)[1] == 1.0 and report.binom_interval(0, 10)[0] == 0.0,
           "an interval of 0/n or n/n does not reach its end")
     check(report.binom_interval(0, 0) is None, "0/0 has an interval")
+    # What each configuration can fail through follows from its columns.
+    check(report.exposure("lbs-atomic", 100)[0] == [], "lbs-atomic can fail through something")
+    can = report.exposure("lbs-atomic-off", 100)[0]
+    check(len(can) == 1 and "DMA race" in can[0], f"lbs-atomic-off (the probe): {can}")
+    check(report.exposure("lbs-atomic-off", 0)[0] == [], "the DMA race without DMA capture")
+    can = report.exposure("lbs-atomic-wb-off", 100)[0]
+    check(any("tearing a page" in x for x in can) and any("metadata" in x for x in can),
+          f"lbs-atomic-wb-off (the switch's control): {can}")
 
     with tempfile.TemporaryDirectory() as d:
         # 60 clean cycles with DMA capture, 2 corrupt ones copied at submission:
