@@ -131,9 +131,11 @@ crash_findings() {
 # --- the checks (checks.tsv); context: CYCLE (its number), CYCLE_LOG (the
 # kept server log), CYCLE_LEDGER (the ledger client's log) ---
 
+# The ledger client's log: "c TID SEQ TXID" per commit it saw acknowledged,
+# "a TID SEQ TXID" per transaction it rolled back (ledger.lua).
 check_ledger_seen() {
 	R[commits_seen]=0
-	[ ! -s "$CYCLE_LEDGER" ] || R[commits_seen]=$(wc -l <"$CYCLE_LEDGER")
+	[ ! -s "$CYCLE_LEDGER" ] || R[commits_seen]=$(grep -c '^c ' "$CYCLE_LEDGER" || true)
 	[ "${R[commits_seen]}" -gt 0 ] || crash_untested "no acknowledged commits"
 }
 
@@ -199,9 +201,57 @@ check_ledger() {
 	psql_q -d sbtest -c "COPY (SELECT tid || ' ' || seq FROM ledger) TO STDOUT" \
 		>/tmp/ledger.db || t_fail "cycle $CYCLE: reading the ledger failed"
 	touch "$CYCLE_LEDGER"
-	sort "$CYCLE_LEDGER" >/tmp/ledger.seen
+	awk '$1 == "c" { print $2, $3 }' "$CYCLE_LEDGER" | sort >/tmp/ledger.seen
 	sort /tmp/ledger.db >/tmp/ledger.have
 	R[commits_lost]=$(comm -23 /tmp/ledger.seen /tmp/ledger.have | wc -l)
+}
+
+# Indexes amcheck cannot check (lib.sh's template), each against a
+# sequential scan: every row found through the index by a key it holds (its
+# pad; the first group of its c), no more and no fewer.  index_mismatch: rows
+# the sequential scan found and the index scans did not, summed, or
+# "error" when a scan failed (a torn index page).
+check_indexes() {
+	local sql n idx seq
+	sql="SET enable_seqscan = off; SET enable_indexscan = off;
+SELECT (SELECT count(*) FROM sbtest1 WHERE pad = ANY ((SELECT array_agg(pad) FROM sbtest1)))
+     + (SELECT count(*) FROM sbtest2 WHERE string_to_array(c, '-') && (SELECT array_agg(split_part(c, '-', 1)) FROM sbtest2));
+RESET enable_seqscan; RESET enable_indexscan;
+SET enable_indexscan = off; SET enable_bitmapscan = off;
+SELECT (SELECT count(*) FROM sbtest1) + (SELECT count(*) FROM sbtest2);"
+	if ! n=$(psql_q -d sbtest <<<"$sql" 2>/tmp/indexes.err); then
+		R[index_mismatch]=error
+		cp /tmp/indexes.err "$CYCLE_LOG.indexes" 2>/dev/null || true
+		return 0
+	fi
+	idx=$(sed -n 1p <<<"$n") seq=$(sed -n 2p <<<"$n")
+	if ! [[ $idx =~ ^[0-9]+$ ]] || ! [[ $seq =~ ^[0-9]+$ ]]; then
+		t_fail "cycle $CYCLE: the index check printed '$n', not two counts"
+	fi
+	R[index_mismatch]=$((seq - idx))
+}
+
+# pg_xact against the ledger: a transaction whose row survived must be
+# committed there (a row visible through hint bits while pg_xact lost the
+# commit is a torn or lost pg_xact page), one the client rolled back must be
+# aborted there with its row gone.  A txid the recovered server never
+# reached (a rollback whose WAL was not flushed) counts as aborted.
+check_pg_xact() {
+	local sql
+	awk 'NF == 4 && ($1 == "c" || $1 == "a") { print $1 "\t" $2 "\t" $3 "\t" $4 }' \
+		"$CYCLE_LEDGER" >/tmp/ledger.xact
+	R[xact_checked]=$(wc -l </tmp/ledger.xact)
+	sql="CREATE TEMP TABLE seen (kind text, tid int, seq int, xid bigint);
+\\copy seen FROM '/tmp/ledger.xact'
+CREATE FUNCTION pg_temp.status(x bigint) RETURNS text LANGUAGE plpgsql AS
+  \$\$ BEGIN RETURN coalesce(txid_status(x), 'unknown');
+  EXCEPTION WHEN invalid_parameter_value THEN RETURN 'aborted'; END \$\$;
+SELECT count(*) FROM seen s
+  LEFT JOIN ledger l ON l.tid = s.tid AND l.seq = s.seq
+  WHERE (s.kind = 'c' AND l.tid IS NOT NULL AND pg_temp.status(s.xid) <> 'committed')
+     OR (s.kind = 'a' AND (l.tid IS NOT NULL OR pg_temp.status(s.xid) <> 'aborted'));"
+	chmod 644 /tmp/ledger.xact
+	R[xact_wrong]=$(psql_q -d sbtest <<<"$sql" | tail -n 1) || t_fail "cycle $CYCLE: the pg_xact query failed"
 }
 
 # pg_checksums exits 1 when it finds bad pages: the count is the answer.

@@ -112,16 +112,26 @@ def check_lines(rows):
     names the checks and the columns they are judged by, so a new check
     shows here without an edit)."""
     judged = [c for c in configs.CHECKS if any(clean is not None for _, clean in c["columns"])]
-    found = {}
+    found, kept = {}, {}
     for r in rows:
         if r["verdict"].startswith("untested"):
             continue
         f = found.setdefault((r["config"], device_model(r)), [0] + [0] * len(judged))
+        k = kept.setdefault((r["config"], device_model(r)), [0] * len(judged))
         f[0] += 1
         for i, chk in enumerate(judged, 1):
             f[i] += configs.check_found(chk, r)
+            # rows from before a check existed leave its columns empty
+            k[i - 1] += any(r.get(col) not in (None, "") for col, _ in chk["columns"])
+
+    def cell(key, i, n):
+        ran = kept[key][i]
+        if not ran:
+            return "-"
+        return str(found[key][i + 1]) + ("" if ran == n else f" of {ran}")
     L = ["What each check found after the cut (checks.tsv): tested cycles in which it "
-         "found damage, of all tested cycles.  One cycle can be caught by several checks; "
+         "found damage, of all tested cycles (\"k of n\": of the n cycles it ran in; \"-\": "
+         "the check is newer than these cycles).  One cycle can be caught by several checks; "
          "a check that needs the server or the filesystem does not run when recovery or the "
          "mount failed.\n"]
     L.append("| configuration | device model | tested | "
@@ -130,7 +140,8 @@ def check_lines(rows):
     for c in CONFIGS:
         for (c2, m), f in found.items():
             if c2 == c:
-                L.append(f"| {c} | {m} | {f[0]} | " + " | ".join(str(x) for x in f[1:]) + " |")
+                L.append(f"| {c} | {m} | {f[0]} | "
+                         + " | ".join(cell((c2, m), i, f[0]) for i in range(len(judged))) + " |")
     L.append("")
     L.append("; ".join(f"*{c['name']}*: {c['what']}" for c in judged) + ".\n")
     return L

@@ -62,7 +62,7 @@ clean_r() {
 	R=() CRASH_UNTESTED=()
 	R[mount]=ok R[recovery]=ok R[redo]=yes R[log_page_errors]=0 R[fsm_pages_zeroed]=3
 	R[amcheck_rc]=0 R[amcheck_errors]=0 R[visibility_errors]=0 R[checksum_bad]=0
-	R[xfs_repair]=clean R[commits_seen]=10 R[commits_lost]=0
+	R[xfs_repair]=clean R[commits_seen]=10 R[commits_lost]=0 R[xact_wrong]=0 R[index_mismatch]=0
 }
 verdict_is() { # verdict_is WANT WHAT
 	crash_verdict
@@ -71,7 +71,7 @@ verdict_is() { # verdict_is WANT WHAT
 clean_r
 verdict_is clean "every marked column clean"
 for kv in mount=failed recovery=failed log_page_errors=1 amcheck_rc=2 visibility_errors=4 \
-	checksum_bad=1 xfs_repair=data-damaged; do
+	checksum_bad=1 xfs_repair=data-damaged xact_wrong=2 index_mismatch=error index_mismatch=3; do
 	clean_r
 	R[${kv%%=*}]=${kv#*=}
 	verdict_is corrupt "$kv alone"
@@ -97,7 +97,7 @@ for i in "${!CHK_NAME[@]}"; do
 	eval "check_${CHK_NAME[$i]}() { ran+=(${CHK_NAME[$i]}); [ \"${CHK_NAME[$i]}\" != \"\${BLOCKER:-}\" ] || crash_block; }"
 done
 for p in powered mount start online stopped unmounted; do crash_phase "$p"; done
-want="ledger_seen mount recovery amcheck visibility ledger checksums xfs_repair"
+want="ledger_seen mount recovery amcheck visibility ledger indexes pg_xact checksums xfs_repair"
 if [ "${ran[*]}" = "$want" ]; then ok; else bad "phases ran '${ran[*]}', not '$want'"; fi
 # shellcheck disable=SC2034  # read by the stub checks above
 BLOCKER=mount
@@ -112,17 +112,17 @@ if [ "$CRASH_BLOCKED" = 0 ]; then ok; else bad "CRASH_BLOCKED stayed set after a
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 cp "$top/workloads/checks.tsv" "$scratch/checks.tsv"
-printf 'xact\tonline\tcorrupt\txact_errors=0 xact_pages\tpg_xact against the ledger\n' >>"$scratch/checks.tsv"
+printf 'scratch\tonline\tcorrupt\tscratch_errors=0 scratch_pages\ta scratch check\n' >>"$scratch/checks.tsv"
 if (
 	WL_CHECKS_TSV=$scratch/checks.tsv
 	# shellcheck disable=SC2317  # called by crash_phase
-	check_xact() { :; } # its function (checks.sh refuses a check without one)
+	check_scratch() { :; } # its function (checks.sh refuses a check without one)
 	# shellcheck source=workloads/checks.sh
 	. "$top/workloads/checks.sh"
-	[[ $(crash_columns) == *,commits_lost,xact_errors,xact_pages,seconds,verdict ]] ||
+	[[ $(crash_columns) == *,xact_wrong,xact_checked,scratch_errors,scratch_pages,seconds,verdict ]] ||
 		{ echo "crash-record: FAIL: the new check's columns are not in the header: $(crash_columns)" >&2; exit 1; }
 	clean_r
-	R[xact_errors]=1
+	R[scratch_errors]=1
 	crash_verdict
 	[ "${R[verdict]}" = corrupt ] || { echo "crash-record: FAIL: the new check's column is not judged" >&2; exit 1; }
 ); then ok; else bad "adding a check"; fi
