@@ -5,7 +5,7 @@
 -- Every 8th transaction is rolled back on purpose and logged as
 -- "a tid seq txid" once ROLLBACK has returned.  After a crash every c row
 -- must be in the ledger table, pg_xact must call every c transaction whose
--- row is there committed, and no a transaction committed or visible.
+-- row is there committed, and no row of an a transaction may be there.
 
 function thread_init()
 	drv = sysbench.sql.driver()
