@@ -206,43 +206,14 @@ check_ledger() {
 	R[commits_lost]=$(comm -23 /tmp/ledger.seen /tmp/ledger.have | wc -l)
 }
 
-# Indexes amcheck cannot check (lib.sh's template), each against a
-# sequential scan: every row found through the index by a key it holds (its
-# pad; the first group of its c), no more and no fewer.  index_mismatch: rows
-# the sequential scan found and the index scans did not, summed, or
-# "error" when a scan failed or ran out of time (a torn index page).
-# Each row looked up through the index by its own key: a nested loop whose
-# inner side can only be the index (no other index covers pad or the groups
-# of c; checks-bite.sh shows the plan).
-CHK_INDEX_SETTINGS="SET statement_timeout = '300s'; SET enable_hashjoin = off; SET enable_mergejoin = off;
-SET enable_seqscan = off;"
-CHK_INDEX_LOOKUP="SELECT (SELECT count(*) FROM sbtest1 a WHERE EXISTS (SELECT 1 FROM sbtest1 b WHERE b.pad = a.pad))
-     + (SELECT count(*) FROM sbtest2 a WHERE EXISTS (SELECT 1 FROM sbtest2 b
-         WHERE string_to_array(b.c, '-') @> ARRAY[split_part(a.c, '-', 1)]))"
-check_indexes() {
-	local sql n idx seq
-	sql="$CHK_INDEX_SETTINGS
-$CHK_INDEX_LOOKUP;
-RESET ALL; SET enable_indexscan = off; SET enable_bitmapscan = off;
-SELECT (SELECT count(*) FROM sbtest1) + (SELECT count(*) FROM sbtest2);"
-	if ! n=$(psql_q -d sbtest <<<"$sql" 2>/tmp/indexes.err); then
-		R[index_mismatch]=error
-		t_log "cycle $CYCLE: the index scans failed: $(head -c 300 /tmp/indexes.err | tr '\n' ' ')"
-		return 0
-	fi
-	idx=$(sed -n 1p <<<"$n") seq=$(sed -n 2p <<<"$n")
-	if ! [[ $idx =~ ^[0-9]+$ ]] || ! [[ $seq =~ ^[0-9]+$ ]]; then
-		t_fail "cycle $CYCLE: the index check printed '$n', not two counts"
-	fi
-	R[index_mismatch]=$((seq - idx))
-}
-
 # pg_xact against the ledger: a transaction whose row survived must be
 # committed there (a row visible through hint bits while pg_xact lost the
 # commit is a torn or lost pg_xact page), and the row of one the client
 # rolled back must be gone.  A rollback's own status says nothing: when
 # none of its WAL reached the disk, the recovered server hands its txid out
-# again (to the checks' own transactions, which commit).
+# again (to the checks' own transactions, which commit).  (txid_status
+# fails on a txid the server has not reached, a lost asynchronous commit;
+# the query may ask it of rows that are gone, so that is caught.)
 check_pg_xact() {
 	local sql
 	awk 'NF == 4 && ($1 == "c" || $1 == "a") { print $1 "\t" $2 "\t" $3 "\t" $4 }' \
@@ -250,10 +221,12 @@ check_pg_xact() {
 	R[xact_checked]=$(wc -l </tmp/ledger.xact)
 	sql="CREATE TEMP TABLE seen (kind text, tid int, seq int, xid bigint);
 \\copy seen FROM '/tmp/ledger.xact'
+CREATE FUNCTION pg_temp.status(x bigint) RETURNS text LANGUAGE plpgsql AS
+  \$\$ BEGIN RETURN coalesce(txid_status(x), 'unknown');
+  EXCEPTION WHEN invalid_parameter_value THEN RETURN 'future'; END \$\$;
 SELECT count(*) FROM seen s
   LEFT JOIN ledger l ON l.tid = s.tid AND l.seq = s.seq
-  WHERE l.tid IS NOT NULL
-    AND (s.kind = 'a' OR coalesce(txid_status(s.xid), 'unknown') <> 'committed');"
+  WHERE l.tid IS NOT NULL AND (s.kind = 'a' OR pg_temp.status(s.xid) <> 'committed');"
 	chmod 644 /tmp/ledger.xact
 	R[xact_wrong]=$(psql_q -d sbtest <<<"$sql" | tail -n 1) || t_fail "cycle $CYCLE: the pg_xact query failed"
 }

@@ -116,16 +116,6 @@ wl_template() {
 		t_fail "template schema failed"
 	wl_sysbench oltp_write_only prepare >"$WL_TMP/prepare.log" 2>&1 ||
 		{ tail -n 20 "$WL_TMP/prepare.log"; t_fail "sysbench prepare failed"; }
-	# The crash loop also checks indexes amcheck cannot (checks.sh's
-	# check_indexes): a hash index on sbtest1.pad (no B-tree serves pad, so
-	# its scans use the hash index; every insert and non-HOT update changes
-	# it) and a GIN index on the '-'-separated groups of sbtest2.c (every
-	# update of c changes it).
-	if [ "$WL_PROFILE" = crash ]; then
-		psql_q -d sbtest -c "CREATE INDEX sbtest1_pad_hash ON sbtest1 USING hash (pad)" \
-			-c "CREATE INDEX sbtest2_c_gin ON sbtest2 USING gin (string_to_array(c, '-'))" ||
-			t_fail "creating the hash and GIN indexes failed"
-	fi
 	psql_q -d sbtest -c "VACUUM ANALYZE" || t_fail "VACUUM failed"
 	if [ "$WL_PGBENCH_SCALE" -gt 0 ]; then
 		psql_q -c "CREATE DATABASE pgbench" || t_fail "CREATE DATABASE pgbench failed"
