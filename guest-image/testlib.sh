@@ -133,6 +133,18 @@ t_tornblk_stat() {
 		"/sys/kernel/debug/tornblk/$1/stats" || t_fail "no counter $2 for $1"
 }
 
+# t_reap_within SECS PID WHAT: PID (a background job of the caller) must end
+# within SECS seconds, whatever its status (a cut makes it fail); reaped.
+t_reap_within() {
+	local tries=$(($1 * 10))
+	while kill -0 "$2" 2>/dev/null && [ $tries -gt 0 ]; do
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	! kill -0 "$2" 2>/dev/null || t_fail "$3 still waits $1 s later"
+	wait "$2" || true
+}
+
 # t_tornblk_settle NAME: wait until NAME holds a flush (hold_flush) and has
 # had no write for 2 s (at most 60 s; the debug kernel's AIL push pauses for
 # more than 1 s), so that a cut finds everything the kernel had to write in

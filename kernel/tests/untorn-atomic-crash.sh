@@ -26,7 +26,7 @@ bs=16384
 # writes the cut tore, tornblk's count) and ATOMIC (REQ_ATOMIC writes the
 # device took while its flushes were held).
 cycle() {
-	local name=$1 seed=$2 opts=$3 mnt=/mnt/$1 dev rc=0 a0 w0 syncer tries
+	local name=$1 seed=$2 opts=$3 mnt=/mnt/$1 dev rc=0 a0 w0 syncer
 	shift 3
 	dev=$(t_tornblk_create "$name" size_mb=512 logical_block_size=4096 physical_block_size=4096 \
 		pawu=4096 atomic_unit_min=4096 atomic_unit_max=$bs seed="$seed")
@@ -48,10 +48,7 @@ cycle() {
 		t_fail "$name: only $(($(t_tornblk_stat "$name" writes) - w0)) writes reached the device while its flushes were held: the cut would test nothing"
 	t_tornblk_cut "$name"
 	TORN_WRITES=$(t_tornblk_stat "$name" cut_writes_torn)
-	tries=100
-	while kill -0 "$syncer" 2>/dev/null && [ $tries -gt 0 ]; do sleep 0.1; tries=$((tries - 1)); done
-	kill -0 "$syncer" 2>/dev/null && t_fail "$name: syncfs still waits 10 s after the cut"
-	wait "$syncer" || true
+	t_reap_within 10 "$syncer" "$name: syncfs after the cut"
 	umount "$mnt" || t_fail "$name: umount after the cut failed"
 	t_tornblk_on "$name"
 	t_mount "$dev" "$mnt"

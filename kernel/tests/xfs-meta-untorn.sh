@@ -49,7 +49,7 @@ case $pawu in 512 | 4096) ;; *) t_fail "PAWU must be 512 or 4096, got '$pawu'" ;
 # freeze stalled on an earlier held flush first, and the round tested
 # nothing).
 round() {
-	local name=$1 r=$2 dev mnt=/mnt/$1 d w0 a0 m0 freezer tries
+	local name=$1 r=$2 dev mnt=/mnt/$1 d w0 a0 m0 freezer
 	shift 2
 	dev=$(t_tornblk_create "$name" size_mb=512 logical_block_size=512 pawu="$pawu" seed=$((100 + r)) "$@")
 	t_mkfs_xfs "$dev" "$bs" -i size="$isize"
@@ -85,10 +85,7 @@ round() {
 	t_tornblk_cut "$name"
 	TORN=$(t_tornblk_stat "$name" cut_pieces_torn_meta)
 	# The freeze fails with the held flush; it must not hang.
-	tries=100
-	while kill -0 "$freezer" 2>/dev/null && [ $tries -gt 0 ]; do sleep 0.1; tries=$((tries - 1)); done
-	kill -0 "$freezer" 2>/dev/null && t_fail "$name round $r: fsfreeze still waits 10 s after the cut"
-	wait "$freezer" || true
+	t_reap_within 10 "$freezer" "$name round $r: fsfreeze after the cut"
 	fsfreeze -u "$mnt" 2>/dev/null || true
 	t_log "$name round $r: $(($(t_tornblk_stat "$name" cut_writes))) cached writes at the cut" \
 		"($(($(t_tornblk_stat "$name" writes) - w0)) since the hold), $ATOMIC REQ_ATOMIC," \
