@@ -41,7 +41,7 @@
 # a write() into a block under writeback wait where a file has stable
 # writes, so only then is that cost of the buffered fix in the numbers.
 # vm: mem=3072 timeout=2400
-# test: bench -- --configs baseline,lbs-atomic --workloads oltp_write_only,pgbench-N --reps 1 --events 400 --ckpt-every 200 --warmup-events 40 --timed 40 --table-size 5000 --pgbench-scale 1 --check
+# test: bench -- --configs baseline,lbs-atomic --workloads oltp_write_only,pgbench-N --reps 1 --events 400 --ckpt-every 200 --warmup-events 40 --timed 40 --timed-configs lbs-atomic --table-size 5000 --pgbench-scale 1 --check
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 WL_PROFILE=bench

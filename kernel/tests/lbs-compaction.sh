@@ -16,7 +16,7 @@ t_require dd sha256sum
 t_tornblk_load
 
 mb=${LBS_COMPACTION_MB:-256}
-rounds=${LBS_COMPACTION_ROUNDS:-5}
+rounds=${LBS_COMPACTION_ROUNDS:-3}
 dev=$(t_tornblk_create cmp size_mb="$mb" logical_block_size=16384 physical_block_size=16384 \
 	pawu=16384)
 [ -w /proc/sys/vm/compact_memory ] || t_skip "no /proc/sys/vm/compact_memory (CONFIG_COMPACTION off)"

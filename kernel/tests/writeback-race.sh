@@ -56,7 +56,7 @@ run() {
 	UNTORN[$name]=$(cat "/sys/fs/xfs/$name/untorn_buffered_bytes" 2>/dev/null || echo absent)
 	dd if=/dev/zero of="$mnt/f" bs=1M count=4 conv=fsync status=none || t_fail "preparing $mnt/f failed"
 	before=$(t_tornblk_stat "$name" atomic_writes)
-	out=$("$ATOMICW" race "$mnt/f" --journal "/tmp/$name.j" -b 16k -t 20 --race-us 20000 --seed 3) ||
+	out=$("$ATOMICW" race "$mnt/f" --journal "/tmp/$name.j" -b 16k -t 10 --race-us 20000 --seed 3) ||
 		t_fail "atomicw race on $name failed: $out"
 	t_log "$name: $out"
 	WAIT_US=$(sed -n 's/.*after writeback start: p50 \([0-9]*\) us.*/\1/p' <<<"$out")
