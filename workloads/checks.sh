@@ -131,8 +131,9 @@ crash_findings() {
 # --- the checks (checks.tsv); context: CYCLE (its number), CYCLE_LOG (the
 # kept server log), CYCLE_LEDGER (the ledger client's log) ---
 
-# The ledger client's log: "c TID SEQ TXID" per commit it saw acknowledged,
-# "a TID SEQ TXID" per transaction it rolled back (ledger.lua).
+# The ledger client's log: "c TID SEQ TXID CID VAL" per commit it saw
+# acknowledged, "a TID SEQ TXID CID VAL" per transaction it rolled back
+# (ledger.lua: each adds 1 to counter CID, whose new value was VAL).
 check_ledger_seen() {
 	R[commits_seen]=0
 	[ ! -s "$CYCLE_LEDGER" ] || R[commits_seen]=$(grep -c '^c ' "$CYCLE_LEDGER" || true)
@@ -216,7 +217,7 @@ check_ledger() {
 # the query may ask it of rows that are gone, so that is caught.)
 check_pg_xact() {
 	local sql
-	awk 'NF == 4 && ($1 == "c" || $1 == "a") { print $1 "\t" $2 "\t" $3 "\t" $4 }' \
+	awk 'NF >= 4 && ($1 == "c" || $1 == "a") { print $1 "\t" $2 "\t" $3 "\t" $4 }' \
 		"$CYCLE_LEDGER" >/tmp/ledger.xact
 	R[xact_checked]=$(wc -l </tmp/ledger.xact)
 	sql="CREATE TEMP TABLE seen (kind text, tid int, seq int, xid bigint);
@@ -229,6 +230,63 @@ SELECT count(*) FROM seen s
   WHERE l.tid IS NOT NULL AND (s.kind = 'a' OR pg_temp.status(s.xid) <> 'committed');"
 	chmod 644 /tmp/ledger.xact
 	R[xact_wrong]=$(psql_q -d sbtest <<<"$sql" | tail -n 1) || t_fail "cycle $CYCLE: the pg_xact query failed"
+}
+
+# The ledger's hash and GIN indexes (lib.sh), which amcheck cannot check,
+# against a sequential scan: for every counter, the ledger rows naming it
+# found through each index (a lookup by key per counter: a nested loop whose
+# inner side can only be that index; checks-bite.sh shows the plans) must
+# be those the sequential scan counts.  index_mismatch: the counters whose
+# counts differ, or "error" when a scan failed or ran out of time (a torn
+# or lost index page can make it fail, or loop).
+CHK_INDEX_SETTINGS="SET enable_seqscan = off; SET enable_hashjoin = off; SET enable_mergejoin = off;"
+chk_index_lookup() {
+	echo "SELECT c.id, (SELECT count(*) FROM ledger l WHERE l.cid = c.id) AS hash_n,
+  (SELECT count(*) FROM ledger l WHERE l.tags @> ARRAY[c.id]) AS gin_n
+  FROM generate_series(1, $WL_COUNTERS) c(id)"
+}
+check_indexes() {
+	local out sql
+	sql="SET statement_timeout = '120s';
+$CHK_INDEX_SETTINGS
+CREATE TEMP TABLE via_index AS $(chk_index_lookup);
+RESET enable_seqscan; SET enable_indexscan = off; SET enable_bitmapscan = off;
+SELECT count(*) FROM via_index v
+  LEFT JOIN (SELECT cid, count(*) AS n FROM ledger GROUP BY cid) s ON s.cid = v.id
+  WHERE v.hash_n <> coalesce(s.n, 0) OR v.gin_n <> coalesce(s.n, 0);"
+	if ! out=$(psql_q -d sbtest <<<"$sql" 2>/tmp/indexes.err); then
+		R[index_mismatch]=error
+		t_log "cycle $CYCLE: the index scans failed: $(head -c 300 /tmp/indexes.err | tr '\n' ' ')"
+		return 0
+	fi
+	R[index_mismatch]=$(tail -n 1 <<<"$out")
+	[[ ${R[index_mismatch]} =~ ^[0-9]+$ ]] ||
+		t_fail "cycle $CYCLE: the index check printed '${R[index_mismatch]}', not a count"
+}
+
+# Lost updates, through the ledger client's counters: each counter must
+# hold the number of surviving ledger rows that name it (the row and the
+# increment are one transaction: a page of either table that lost a write
+# breaks the equality, though every page is whole and its checksum good),
+# and at least the last value the client saw committed (a transaction lost
+# whole, its row with it, keeps the equality; this catches it).
+# updates_checked: the counters the client's committed transactions named.
+check_updates() {
+	local sql
+	awk '$1 == "c" && NF == 6 { print $5 "\t" $6 }' "$CYCLE_LEDGER" >/tmp/ledger.updates
+	R[updates_checked]=$(cut -f1 /tmp/ledger.updates | sort -u | wc -l)
+	chmod 644 /tmp/ledger.updates
+	sql="CREATE TEMP TABLE acked (cid int, val bigint);
+\\copy acked FROM '/tmp/ledger.updates'
+SELECT (SELECT count(*) FROM counters c
+          LEFT JOIN (SELECT cid, count(*) AS n FROM ledger GROUP BY cid) l ON l.cid = c.id
+          WHERE c.val <> coalesce(l.n, 0))
+     + (SELECT count(*) FROM (SELECT cid, max(val) AS val FROM acked GROUP BY cid) a
+          LEFT JOIN counters c ON c.id = a.cid
+          WHERE c.id IS NULL OR c.val < a.val)
+     + (SELECT count(*) FROM ledger l WHERE NOT EXISTS (SELECT FROM counters c WHERE c.id = l.cid));"
+	R[updates_lost]=$(psql_q -d sbtest <<<"$sql" | tail -n 1) ||
+		t_fail "cycle $CYCLE: the counters query failed"
 }
 
 # pg_checksums exits 1 when it finds bad pages: the count is the answer.

@@ -35,6 +35,13 @@ WL_TEMPLATE=/tmp/pg-template-$WL_PROFILE
 WL_LOG=/tmp/pg.log
 WL_TMP=${WL_TMP:-/tmp} # scratch files of the benchmark (hostbench: its own)
 WL_LUA_DIR=/lbs/src/workloads
+# The ledger client's counters (ledger.lua): rows of a table of their own,
+# each transaction adds 1 to one of them; padded and half-filled pages, so
+# that they span many pages as the user tables do.  The ledger's rows name
+# their counter in cid and tags (ARRAY[cid]), indexed by a hash and a GIN
+# index (no pending list: entries go to the tree), the kinds amcheck cannot
+# check (checks.sh: indexes).
+WL_COUNTERS=1000
 
 # The configurations (wl_configs, wl_config) and the device model's
 # default (WL_DMA_DELAY_US).
@@ -112,7 +119,12 @@ wl_template() {
 	psql_q -c "CREATE DATABASE sbtest" || t_fail "CREATE DATABASE failed"
 	psql_q -d sbtest -c "CREATE EXTENSION amcheck" -c "CREATE EXTENSION pg_buffercache" \
 		-c "CREATE EXTENSION pg_visibility" \
-		-c "CREATE TABLE ledger (tid int, seq int, PRIMARY KEY (tid, seq))" ||
+		-c "CREATE TABLE ledger (tid int, seq int, cid int, tags int[], PRIMARY KEY (tid, seq))" \
+		-c "CREATE INDEX ledger_cid ON ledger USING hash (cid)" \
+		-c "CREATE INDEX ledger_tags ON ledger USING gin (tags) WITH (fastupdate = off)" \
+		-c "CREATE TABLE counters (id int PRIMARY KEY, val bigint NOT NULL, pad text NOT NULL)
+			WITH (fillfactor = 50)" \
+		-c "INSERT INTO counters SELECT i, 0, repeat('x', 300) FROM generate_series(1, $WL_COUNTERS) i" ||
 		t_fail "template schema failed"
 	wl_sysbench oltp_write_only prepare >"$WL_TMP/prepare.log" 2>&1 ||
 		{ tail -n 20 "$WL_TMP/prepare.log"; t_fail "sysbench prepare failed"; }
@@ -214,14 +226,15 @@ wl_sysbench() {
 		--threads="$WL_THREADS" "$@"
 }
 
-# wl_ledger_start LOG SECONDS: one client inserting (tid, seq) rows, each in
-# its own transaction; after COMMIT (or a deliberate ROLLBACK) returns it
-# appends "c|a TID SEQ TXID" to LOG (ledger.lua).
+# wl_ledger_start LOG SECONDS: one client inserting (tid, seq, cid) rows and
+# adding 1 to counter cid, each in its own transaction; after COMMIT (or a
+# deliberate ROLLBACK) returns it appends "c|a TID SEQ TXID CID VAL" to LOG
+# (ledger.lua).
 # sysbench's pgsql driver may segfault when the server dies under it; the
 # subshell keeps bash's report of that in the output file.
 # shellcheck disable=SC2034  # WL_LEDGER_PID is for the caller
 wl_ledger_start() {
-	(LEDGER_LOG=$1 exec sysbench "$WL_LUA_DIR/ledger.lua" --db-driver=pgsql \
+	(LEDGER_LOG=$1 LEDGER_COUNTERS=$WL_COUNTERS exec sysbench "$WL_LUA_DIR/ledger.lua" --db-driver=pgsql \
 		--pgsql-host="$PGSOCK" --pgsql-user=postgres --pgsql-db=sbtest --threads=1 \
 		--time="$2" run) >/tmp/ledger.out 2>&1 &
 	WL_LEDGER_PID=$!

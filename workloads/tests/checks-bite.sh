@@ -7,6 +7,19 @@
 #     and rollbacks, and pg_xact checked all of them;
 #   a commit dropped (its row deleted): ledger counts it lost;
 #   a rolled-back row put back by hand: pg_xact counts it;
+#   a transaction lost whole (its ledger row deleted and its counter
+#     decremented by hand, as an asynchronous commit lost at a cut): the
+#     ledger counts it, and the updates check too (the counter is below the
+#     value the client saw committed);
+#   a lost write (the server stopped, the page of a counter the client
+#     incremented put back as it was before the load: whole, its checksum
+#     good): the updates check counts the counter, which no longer holds
+#     the number of ledger rows naming it;
+#   lost writes of the ledger's hash and GIN index pages (block 1 of each
+#     as before the load, one at a time): the index check finds counters
+#     whose rows the index scans miss (or a scan that fails), which
+#     pg_amcheck cannot (it checks btrees only); and on the healthy cluster
+#     its lookups go through both indexes (EXPLAIN);
 #   pg_xact zeroed (the server stopped, every status byte of its first
 #     segment 0, as a page that never reached the disk): the rows stay
 #     visible through their hint bits, and pg_xact counts every committed
@@ -24,7 +37,16 @@ t_require sysbench runuser dd
 wl_config baseline
 wl_template
 wl_device
+# The relations of the lost-write controls as they were before the load.
 wl_pg_start || { tail -n 20 "$WL_LOG" >&2; t_fail "the cluster did not start"; }
+declare -A FILE
+for rel in counters ledger_cid ledger_tags; do
+	FILE[$rel]=$WL_DATA/$(psql_q -d sbtest -c "SELECT pg_relation_filepath('$rel')") ||
+		t_fail "no path of relation $rel"
+done
+wl_pg_stop || t_fail "stopping the server failed"
+for rel in "${!FILE[@]}"; do cp "${FILE[$rel]}" "/tmp/$rel.before" || t_fail "copying ${FILE[$rel]} failed"; done
+wl_pg_start || { tail -n 20 "$WL_LOG" >&2; t_fail "the cluster did not restart"; }
 CYCLE=1 CYCLE_LEDGER=/tmp/ledger.bite
 rm -f "$CYCLE_LEDGER"
 wl_ledger_start "$CYCLE_LEDGER" 8
@@ -41,25 +63,83 @@ run() {
 	check_ledger_seen
 	check_ledger
 	check_pg_xact
-	t_log "$1: commits_seen ${R[commits_seen]} commits_lost ${R[commits_lost]} xact_checked ${R[xact_checked]} xact_wrong ${R[xact_wrong]}"
+	check_indexes
+	check_updates
+	t_log "$1: commits_seen ${R[commits_seen]} commits_lost ${R[commits_lost]} xact_checked ${R[xact_checked]}" \
+		"xact_wrong ${R[xact_wrong]} index_mismatch ${R[index_mismatch]}" \
+		"updates_checked ${R[updates_checked]} updates_lost ${R[updates_lost]}"
+}
+
+# lost_block REL BLOCK: the server stopped, BLOCK of relation REL put back as
+# it was before the load (whole, its checksum good: a write the device
+# lost), the server started again.
+lost_block() {
+	wl_pg_stop || t_fail "stopping the server failed"
+	dd if="/tmp/$1.before" of="${FILE[$1]}" bs=8192 skip="$2" seek="$2" count=1 conv=notrunc \
+		status=none || t_fail "putting block $2 of ${FILE[$1]} back failed"
+	wl_pg_start || { tail -n 20 "$WL_LOG" >&2; t_fail "the server did not start after block $2 of $1 was lost"; }
 }
 
 run healthy
-[ "${R[commits_lost]} ${R[xact_wrong]}" = "0 0" ] || t_fail "the checks found damage in a healthy cluster"
+[ "${R[commits_lost]} ${R[xact_wrong]} ${R[index_mismatch]} ${R[updates_lost]}" = "0 0 0 0" ] ||
+	t_fail "the checks found damage in a healthy cluster"
+plan=$(psql_q -d sbtest -c "$CHK_INDEX_SETTINGS" -c "EXPLAIN (COSTS OFF) $(chk_index_lookup)") ||
+	t_fail "EXPLAIN of the index lookups failed"
+if ! grep -q 'ledger_cid' <<<"$plan" || ! grep -q 'ledger_tags' <<<"$plan"; then
+	t_fail "the index check's lookups do not go through both indexes: $plan"
+fi
+t_log "index lookups: $(tr -s ' \n' ' ' <<<"$plan")"
+[ "${R[updates_checked]}" -gt 10 ] || t_fail "the updates check looked at ${R[updates_checked]} counters only"
 [ "${R[xact_checked]}" = $((commits + aborts)) ] ||
 	t_fail "pg_xact checked ${R[xact_checked]} transactions, the client logged $((commits + aborts))"
 
-read -r _ tid seq _ <<<"$(grep -m 1 '^c ' "$CYCLE_LEDGER")"
+read -r _ tid seq _ cid _ <<<"$(grep -m 1 '^c ' "$CYCLE_LEDGER")"
 psql_q -d sbtest -c "DELETE FROM ledger WHERE tid = $tid AND seq = $seq" || t_fail "deleting a row failed"
 run "commit $tid/$seq dropped"
 [ "${R[commits_lost]}" = 1 ] || t_fail "the ledger check did not count the dropped commit"
-psql_q -d sbtest -c "INSERT INTO ledger VALUES ($tid, $seq)" || t_fail "putting the row back failed"
+psql_q -d sbtest -c "INSERT INTO ledger VALUES ($tid, $seq, $cid, ARRAY[$cid])" || t_fail "putting the row back failed"
 
-read -r _ tid seq _ <<<"$(grep -m 1 '^a ' "$CYCLE_LEDGER")"
-psql_q -d sbtest -c "INSERT INTO ledger VALUES ($tid, $seq)" || t_fail "inserting a rolled-back row failed"
+read -r _ tid seq _ cid _ <<<"$(grep -m 1 '^a ' "$CYCLE_LEDGER")"
+psql_q -d sbtest -c "INSERT INTO ledger VALUES ($tid, $seq, $cid, ARRAY[$cid])" || t_fail "inserting a rolled-back row failed"
 run "rolled-back $tid/$seq put back"
 [ "${R[xact_wrong]}" = 1 ] || t_fail "pg_xact did not count the rolled-back transaction's row"
 psql_q -d sbtest -c "DELETE FROM ledger WHERE tid = $tid AND seq = $seq" || t_fail "removing the row failed"
+
+# A transaction lost whole: the last committed one of a counter.
+read -r _ tid seq _ cid val <<<"$(grep '^c ' "$CYCLE_LEDGER" | tail -n 1)"
+psql_q -d sbtest -c "DELETE FROM ledger WHERE tid = $tid AND seq = $seq" \
+	-c "UPDATE counters SET val = val - 1 WHERE id = $cid" || t_fail "undoing transaction $tid/$seq failed"
+run "transaction $tid/$seq (counter $cid to $val) lost whole"
+[ "${R[commits_lost]} ${R[updates_lost]}" = "1 1" ] ||
+	t_fail "a transaction lost whole: the ledger or the updates check did not count it"
+psql_q -d sbtest -c "INSERT INTO ledger VALUES ($tid, $seq, $cid, ARRAY[$cid])" \
+	-c "UPDATE counters SET val = val + 1 WHERE id = $cid" || t_fail "redoing transaction $tid/$seq failed"
+
+# A lost write: the block of a counter the client incremented (its updates
+# stay in the block: HOT, the pages are half empty) as before the load.
+read -r _ _ _ _ cid _ <<<"$(grep -m 1 '^c ' "$CYCLE_LEDGER")"
+blk=$(psql_q -d sbtest -c "SELECT (ctid::text::point)[0]::int FROM counters WHERE id = $cid") ||
+	t_fail "finding counter $cid's block failed"
+lost_block counters "$blk"
+run "block $blk of the counters (counter $cid) as before the load"
+[ "${R[updates_lost]}" -ge 1 ] || t_fail "a lost write of counter $cid's block: the updates check found nothing"
+[ "${R[commits_lost]} ${R[xact_wrong]} ${R[index_mismatch]}" = "0 0 0" ] ||
+	t_fail "a lost write of a counters block: the ledger and index checks should not see it (the ledger is intact)"
+
+# Lost writes of index blocks: block 1 of each, a bucket page of the hash
+# index and the root of the GIN index's entry tree, empty before the load;
+# each put back as it is now before the next.
+wl_pg_stop || t_fail "stopping the server failed"
+for rel in ledger_cid ledger_tags; do cp "${FILE[$rel]}" "/tmp/$rel.now" || t_fail "copying ${FILE[$rel]} failed"; done
+wl_pg_start || t_fail "the server did not restart"
+for rel in ledger_cid ledger_tags; do
+	lost_block "$rel" 1
+	run "block 1 of $rel as before the load"
+	[ "${R[index_mismatch]}" != 0 ] || t_fail "a lost write of block 1 of $rel: the index check found nothing"
+	wl_pg_stop || t_fail "stopping the server failed"
+	cp "/tmp/$rel.now" "${FILE[$rel]}" || t_fail "restoring ${FILE[$rel]} failed"
+	wl_pg_start || t_fail "the server did not restart"
+done
 
 # Hint bits first (a scan sets them, the checkpoint writes them), then the
 # commit status gone from pg_xact behind the stopped server's back.
@@ -74,4 +154,4 @@ run "pg_xact zeroed"
 	t_fail "pg_xact zeroed: only ${R[xact_wrong]} of $commits committed transactions counted"
 wl_pg_stop || true
 wl_device_remove
-t_pass "ledger and pg_xact checks find nothing on a healthy cluster and bite on a dropped commit, a rolled-back row and a zeroed pg_xact ($commits commits, $aborts rollbacks)"
+t_pass "ledger, pg_xact, index and updates checks find nothing on a healthy cluster and bite on a dropped commit, a rolled-back row, a transaction lost whole, lost writes of a table and of hash and GIN index pages, and a zeroed pg_xact ($commits commits, $aborts rollbacks)"

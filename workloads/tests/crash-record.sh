@@ -62,7 +62,8 @@ clean_r() {
 	R=() CRASH_UNTESTED=()
 	R[mount]=ok R[recovery]=ok R[redo]=yes R[log_page_errors]=0 R[fsm_pages_zeroed]=3
 	R[amcheck_rc]=0 R[amcheck_errors]=0 R[visibility_errors]=0 R[checksum_bad]=0
-	R[xfs_repair]=clean R[commits_seen]=10 R[commits_lost]=0 R[xact_wrong]=0
+	R[xfs_repair]=clean R[commits_seen]=10 R[commits_lost]=0 R[xact_wrong]=0 R[index_mismatch]=0
+	R[updates_lost]=0 R[updates_checked]=7
 }
 verdict_is() { # verdict_is WANT WHAT
 	crash_verdict
@@ -71,7 +72,7 @@ verdict_is() { # verdict_is WANT WHAT
 clean_r
 verdict_is clean "every marked column clean"
 for kv in mount=failed recovery=failed log_page_errors=1 amcheck_rc=2 visibility_errors=4 \
-	checksum_bad=1 xfs_repair=data-damaged xact_wrong=2; do
+	checksum_bad=1 xfs_repair=data-damaged xact_wrong=2 index_mismatch=error index_mismatch=3; do
 	clean_r
 	R[${kv%%=*}]=${kv#*=}
 	verdict_is corrupt "$kv alone"
@@ -79,6 +80,9 @@ done
 clean_r
 R[commits_lost]=3
 verdict_is clean+lost "commits_lost=3 alone"
+clean_r
+R[updates_lost]=2
+verdict_is clean+lost "updates_lost=2 alone"
 clean_r
 R[amcheck_rc]=NA R[checksum_bad]=NA R[commits_lost]=NA
 verdict_is clean "NA: a check that did not run is no damage"
@@ -97,7 +101,7 @@ for i in "${!CHK_NAME[@]}"; do
 	eval "check_${CHK_NAME[$i]}() { ran+=(${CHK_NAME[$i]}); [ \"${CHK_NAME[$i]}\" != \"\${BLOCKER:-}\" ] || crash_block; }"
 done
 for p in powered mount start online stopped unmounted; do crash_phase "$p"; done
-want="ledger_seen mount recovery amcheck visibility ledger pg_xact checksums xfs_repair"
+want="ledger_seen mount recovery amcheck visibility ledger pg_xact indexes updates checksums xfs_repair"
 if [ "${ran[*]}" = "$want" ]; then ok; else bad "phases ran '${ran[*]}', not '$want'"; fi
 # shellcheck disable=SC2034  # read by the stub checks above
 BLOCKER=mount
@@ -119,7 +123,7 @@ if (
 	check_scratch() { :; } # its function (checks.sh refuses a check without one)
 	# shellcheck source=workloads/checks.sh
 	. "$top/workloads/checks.sh"
-	[[ $(crash_columns) == *,xact_wrong,xact_checked,scratch_errors,scratch_pages,seconds,verdict ]] ||
+	[[ $(crash_columns) == *,updates_lost,updates_checked,scratch_errors,scratch_pages,seconds,verdict ]] ||
 		{ echo "crash-record: FAIL: the new check's columns are not in the header: $(crash_columns)" >&2; exit 1; }
 	clean_r
 	R[scratch_errors]=1
