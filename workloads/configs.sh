@@ -108,7 +108,7 @@ wl_crash_tests() {
 	for c in $list; do
 		wl_config "$c"
 		args=$(wl_role_field "$WL_ROLE" test)
-		[ "$args" = - ] || echo "crash.$c -- $c $args --check"
+		[ "$args" = - ] || echo "crash.$c after=pg-template -- $c $args --check"
 	done
 }
 

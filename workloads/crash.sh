@@ -62,8 +62,8 @@
 # can happen); 0 copies it at submission.  Every row names the model.
 # vm: mem=3072 timeout=1500
 # test-source: bash workloads/configs.sh tests
-# test: crash.unsafe-evict -- unsafe --cuts evict --cycles 4 --until-corrupt --check
-# test: crash.ledger-control -- baseline --ledger-control --cycles 4 --until-corrupt --check
+# test: crash.unsafe-evict after=pg-template -- unsafe --cuts evict --cycles 4 --until-corrupt --check
+# test: crash.ledger-control after=pg-template -- baseline --ledger-control --cycles 4 --until-corrupt --check
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 # shellcheck source=workloads/lib.sh

@@ -102,10 +102,58 @@ full_page_writes = $WL_FPW
 EOF
 }
 
-# wl_template: initdb -k and sysbench prepare once per boot, on tmpfs.
+# Where workloads/template.sh (the test vm.pg-template) leaves the crash
+# profile's template for the tests of the same run (the build directory's
+# vm-logs, which every guest sees read-only as /lbs/build).
+WL_TEMPLATE_SHARED=/lbs/build/vm-logs/vm.pg-template
+
+# wl_template_key: what the template is built from (this file, the ledger
+# client, the data set's size, PostgreSQL's and sysbench's versions): a
+# template saved under another key is not used.
+wl_template_key() {
+	{
+		cat "$WL_LUA_DIR/lib.sh" "$WL_LUA_DIR/ledger.lua"
+		echo "$WL_PROFILE $WL_TABLES $WL_TABLE_SIZE $WL_PGBENCH_SCALE $WL_COUNTERS"
+		"$PGBIN/postgres" --version
+		sysbench --version
+	} | sha256sum | cut -c1-16
+}
+
+# wl_template_save DIR: the template as DIR/pg-template-PROFILE.tar and its
+# key beside it (.key, written last).
+wl_template_save() {
+	local base=$1/$(basename "$WL_TEMPLATE")
+	[ -f "$WL_TEMPLATE/.lbs-complete" ] || t_fail "no complete template to save"
+	tar -C "$(dirname "$WL_TEMPLATE")" -cf "$base.tar" "$(basename "$WL_TEMPLATE")" ||
+		t_fail "saving the template to $base.tar failed"
+	wl_template_key >"$base.key" || t_fail "writing $base.key failed"
+}
+
+# wl_template_unpack: the template saved by vm.pg-template in this run, if
+# it is there under this key; fails (quietly) otherwise.
+wl_template_unpack() {
+	local base=$WL_TEMPLATE_SHARED/$(basename "$WL_TEMPLATE") key
+	[ -f "$base.key" ] && [ -f "$base.tar" ] || return 1
+	key=$(wl_template_key)
+	[ "$(cat "$base.key")" = "$key" ] || {
+		t_log "the saved template's key $(cat "$base.key") is not $key: building one"
+		return 1
+	}
+	rm -rf "$WL_TEMPLATE"
+	tar -C "$(dirname "$WL_TEMPLATE")" -xf "$base.tar" && [ -f "$WL_TEMPLATE/.lbs-complete" ] || {
+		t_log "unpacking $base.tar failed: building a template"
+		rm -rf "$WL_TEMPLATE"
+		return 1
+	}
+	t_log "cluster template from vm.pg-template (key $key): $(du -sm "$WL_TEMPLATE" | cut -f1) MB"
+}
+
+# wl_template: initdb -k and sysbench prepare once per boot, on tmpfs (or
+# the crash profile's, unpacked: wl_template_unpack).
 wl_template() {
 	# The marker is written last: a template cut short is built again.
 	[ -f "$WL_TEMPLATE/.lbs-complete" ] && return 0
+	[ "$WL_PROFILE" != crash ] || ! wl_template_unpack || return 0
 	local pgb=""
 	[ "$WL_PGBENCH_SCALE" -eq 0 ] || pgb=", pgbench scale $WL_PGBENCH_SCALE"
 	t_log "preparing the cluster template: initdb -k, $WL_TABLES tables x $WL_TABLE_SIZE rows$pgb"

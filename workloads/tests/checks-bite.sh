@@ -25,7 +25,7 @@
 #     visible through their hint bits, and pg_xact counts every committed
 #     one whose status is no longer committed.
 # vm: mem=3072 timeout=900
-# test: checks-bite
+# test: checks-bite after=pg-template
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 # shellcheck source=workloads/lib.sh
