@@ -122,7 +122,8 @@ wl_template_key() {
 # wl_template_save DIR: the template as DIR/pg-template-PROFILE.tar and its
 # key beside it (.key, written last).
 wl_template_save() {
-	local base=$1/$(basename "$WL_TEMPLATE")
+	local base
+	base=$1/$(basename "$WL_TEMPLATE")
 	[ -f "$WL_TEMPLATE/.lbs-complete" ] || t_fail "no complete template to save"
 	tar -C "$(dirname "$WL_TEMPLATE")" -cf "$base.tar" "$(basename "$WL_TEMPLATE")" ||
 		t_fail "saving the template to $base.tar failed"
@@ -132,19 +133,20 @@ wl_template_save() {
 # wl_template_unpack: the template saved by vm.pg-template in this run, if
 # it is there under this key; fails (quietly) otherwise.
 wl_template_unpack() {
-	local base=$WL_TEMPLATE_SHARED/$(basename "$WL_TEMPLATE") key
-	[ -f "$base.key" ] && [ -f "$base.tar" ] || return 1
+	local base key
+	base=$WL_TEMPLATE_SHARED/$(basename "$WL_TEMPLATE")
+	if [ ! -f "$base.key" ] || [ ! -f "$base.tar" ]; then return 1; fi
 	key=$(wl_template_key)
-	[ "$(cat "$base.key")" = "$key" ] || {
+	if [ "$(cat "$base.key")" != "$key" ]; then
 		t_log "the saved template's key $(cat "$base.key") is not $key: building one"
 		return 1
-	}
+	fi
 	rm -rf "$WL_TEMPLATE"
-	tar -C "$(dirname "$WL_TEMPLATE")" -xf "$base.tar" && [ -f "$WL_TEMPLATE/.lbs-complete" ] || {
+	if ! tar -C "$(dirname "$WL_TEMPLATE")" -xf "$base.tar" || [ ! -f "$WL_TEMPLATE/.lbs-complete" ]; then
 		t_log "unpacking $base.tar failed: building a template"
 		rm -rf "$WL_TEMPLATE"
 		return 1
-	}
+	fi
 	t_log "cluster template from vm.pg-template (key $key): $(du -sm "$WL_TEMPLATE" | cut -f1) MB"
 }
 
