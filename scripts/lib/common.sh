@@ -68,7 +68,10 @@ prune_cache() {
 # the tail of LOG.  CMD runs in a session of its own, and Ctrl-C, SIGTERM or
 # SIGHUP (a dropped ssh session) stops all of it (make and its compilers,
 # debootstrap and its children) before this shell exits: a build left
-# running would keep the build lock.
+# running would keep the build lock.  A session is a scheduler autogroup of
+# its own, weighed against the others by the group's nice value, not its
+# tasks': the group gets this shell's, so that a build started niced (the
+# debug kernel's, beside the tests) stays at that priority.
 with_heartbeat() {
 	local logf pid rc n=0 status=
 	if [ "${1:-}" = --status ]; then
@@ -77,7 +80,9 @@ with_heartbeat() {
 	fi
 	logf=$1
 	shift
-	setsid "$@" >"$logf" 2>&1 </dev/null &
+	# shellcheck disable=SC2016  # expanded by the inner shell
+	setsid bash -c 'echo "$(nice)" >/proc/self/autogroup 2>/dev/null || true; exec "$@"' \
+		with_heartbeat "$@" >"$logf" 2>&1 </dev/null &
 	pid=$!
 	# shellcheck disable=SC2064  # pid is fixed now
 	trap "kill -TERM -- -$pid 2>/dev/null; wait $pid 2>/dev/null; die 'interrupted: stopped $1'" INT TERM HUP
