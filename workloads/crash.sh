@@ -26,10 +26,7 @@
 #     are lost whole, earlier ones tear by the seeded coin), and the WAL
 #     device loses power at the same instant, right after it acknowledged
 #     a write that was not flushed yet (an armed cut on it; by hand, mode
-#     "-nowal", if no WAL write comes within 5 s); every third cycle
-#     (1, 4, 7, ...: wal_cut held) the WAL device holds its flushes for 2 s before the
-#     cut instead, so that all its writes of those 2 s are unflushed and
-#     tear (wal_cached_writes of them);
+#     "-nowal", if no WAL write comes within 5 s);
 #  4. kill what is left of PostgreSQL, umount, power on, then the checks
 #     of checks.tsv (checks.sh), phase by phase: mount (XFS log recovery),
 #     start PostgreSQL (WAL replay; its log searched for page verification
@@ -223,30 +220,17 @@ cycle() {
 		R[cut_fraction]=$(awk -v k="$k" -v n="$n" 'BEGIN { printf "%.3f", k / n }')
 		echo $((w0 + k)) >"$TB_CFG/$WL_DEV/cut_rewind_to" || t_fail "cycle $c: cut_rewind_to refused"
 	fi
-	# The instant of the cut.  wal_cut one: right after the WAL device
-	# acknowledges its next write, before that write is flushed, so that the
-	# WAL tail is in the volatile cache too (commits go on while the
-	# checkpoint waits).  held (every third cycle: 1, 4, 7, ...): the WAL
-	# device holds its flushes for 2 s first, so that every WAL write of
-	# those 2 s (commit records waiting for their flush, the WAL writer's) is
-	# unflushed at the cut and tears by the device's coin: a torn WAL tail,
-	# pages of it lost between pages that survive; no commit of those 2 s
-	# was acknowledged.
-	if [ $((c % 3)) -eq 1 ]; then
-		R[wal_cut]=held
-		echo 1 >"$TB_CFG/$WL_WALDEV/hold_flush" || t_fail "cycle $c: hold_flush refused on the WAL device"
-		sleep 2
-	else
-		R[wal_cut]=one
-		echo 1 >"$TB_CFG/$WL_WALDEV/cut_after_writes"
-		local tries=50 p=1
-		while [ "$p" = 1 ] && [ $tries -gt 0 ]; do
-			sleep 0.1
-			tries=$((tries - 1))
-			read -r p <"$TB_CFG/$WL_DEV/power"
-		done
-		[ "$p" = 0 ] || R[cut_mode]=${R[cut_mode]}-nowal
-	fi
+	# The instant of the cut: right after the WAL device acknowledges its
+	# next write, before that write is flushed, so that the WAL tail is in
+	# the volatile cache too (commits go on while the checkpoint waits).
+	echo 1 >"$TB_CFG/$WL_WALDEV/cut_after_writes"
+	local tries=50 p=1
+	while [ "$p" = 1 ] && [ $tries -gt 0 ]; do
+		sleep 0.1
+		tries=$((tries - 1))
+		read -r p <"$TB_CFG/$WL_DEV/power"
+	done
+	[ "$p" = 0 ] || R[cut_mode]=${R[cut_mode]}-nowal
 	wl_power_cut_all
 	writeback default
 	for col in "${!CUT_STATS[@]}"; do R[$col]=$(tb_stat "${CUT_STATS[$col]}"); done

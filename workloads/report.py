@@ -190,44 +190,6 @@ def split_words(s):
             + (f"; not told apart in {cycles(unknown)} from before" if unknown else "") + ")")
 
 
-def wal_cut_lines(rows):
-    """How the WAL device was cut: one unflushed write (wal_cut one) or every
-    write of 2 s of held flushes (held), per configuration and device model:
-    corrupt/tested cycles, and at the held cuts the WAL writes cached and the
-    WAL's 8k pieces torn.  Nothing when no cycle had a held cut."""
-    if not any(r.get("wal_cut") == "held" for r in rows):
-        return []
-    cells = {}
-    for r in rows:
-        key = (r["config"], device_model(r))
-        c = cells.setdefault(key, {"one": [0, 0], "held": [0, 0], "cached": [], "torn": 0})
-        kind = r.get("wal_cut") or "one"
-        if r["verdict"].startswith("untested") or kind not in ("one", "held"):
-            continue
-        c[kind][0] += 1
-        c[kind][1] += r["verdict"].startswith("corrupt")
-        if kind == "held":
-            c["cached"].append(int(r["wal_cached_writes"] or 0))
-            c["torn"] += int(r["wal_pages_torn"] or 0)
-    L = ["How the WAL device lost power (crash.sh): right after one write it had not "
-         "flushed (*one*), or, every third cycle of the newer runs, after holding its "
-         "flushes for 2 s (*held*): every WAL write of those 2 s is then unflushed and "
-         "tears, a WAL tail with pages lost between pages that survive.  Each cell: "
-         "corrupt/tested cycles; for the held cuts also the WAL writes cached at the cut "
-         "(median) and the WAL's 8k pieces torn (all cycles).\n",
-         "| configuration | device model | one | held | WAL writes cached (held) | WAL pieces torn (held) |",
-         "|---|---|---|---|---|---|"]
-    for c in CONFIGS:
-        for (c2, m), v in cells.items():
-            if c2 != c:
-                continue
-            med = sorted(v["cached"])[len(v["cached"]) // 2] if v["cached"] else None
-            L.append(f"| {c} | {m} | {v['one'][1]}/{v['one'][0]} | {v['held'][1]}/{v['held'][0]} | "
-                     f"{'-' if med is None else med} | {v['torn'] if v['cached'] else '-'} |")
-    L.append("")
-    return L
-
-
 def crash_groups(crash):
     """(config, model, summary) in the table's configuration order, models as first seen."""
     return [(c, m, s) for c in CONFIGS for (c2, m), s in crash.items() if c2 == c]
@@ -488,7 +450,6 @@ def main():
             L.append(f"| {c} | {m} | " + " | ".join(cells) + " |")
         L.append("")
         L += check_lines(crash_rows)
-        L += wal_cut_lines(crash_rows)
         L.append(f"![crash.png]({rel}/crash.png)\n")
     L += superseded_lines(rdir, rel)
     L.append("## What it means\n")

@@ -205,22 +205,6 @@ def main():
           f"lbs-only's cuts by kind are wrong: {where}")
     check("| lbs-only | copy at submission | 7/10, 1000 | 6/10, 1000 | 7/10, 1000 |" in text,
           "REPORT.md has no row of where lbs-only's cuts fell")
-
-    # How the WAL device was cut: no table without a held cut; with them,
-    # corrupt/tested per kind (untested cycles left out, rows from before the
-    # column count as one), the median of the WAL writes cached and the torn
-    # pieces at the held cuts.
-    old = [row("baseline", i, "clean") for i in range(1, 4)]
-    check(report.wal_cut_lines(old) == [], "a WAL cut table without a held cut")
-    rows = [dict(r, wal_cut="one") for r in old]
-    for i, (verdict, cached, torn) in enumerate([("clean", 7, 2), ("corrupt", 3, 1),
-                                                 ("clean", 12, 0), ("untested", 99, 9)], 4):
-        rows.append(dict(row("baseline", i, verdict), wal_cut="held",
-                         wal_cached_writes=str(cached), wal_pages_torn=str(torn)))
-    rows.append(dict(row("baseline", 9, "corrupt"), wal_cut=""))
-    text = "\n".join(report.wal_cut_lines(rows))
-    check("| baseline | copy at submission | 1/4 | 1/3 | 7 | 3 |" in text,
-          f"the WAL cut table is wrong: {text}")
     check.done()
 
 
