@@ -232,45 +232,24 @@ SELECT count(*) FROM seen s
 	R[xact_wrong]=$(psql_q -d sbtest <<<"$sql" | tail -n 1) || t_fail "cycle $CYCLE: the pg_xact query failed"
 }
 
-# The ledger's hash and GIN indexes (lib.sh), which amcheck cannot check,
-# against a sequential scan: for every counter, the ledger rows naming it
-# found through each index (a lookup by key per counter: a nested loop whose
-# inner side can only be that index; checks-bite.sh shows the plans) must
-# be those the sequential scan counts.  index_mismatch: the counters whose
-# counts differ, or "error" when a scan failed or ran out of time (a torn
-# or lost index page can make it fail, or loop).
-CHK_INDEX_SETTINGS="SET enable_seqscan = off; SET enable_hashjoin = off; SET enable_mergejoin = off;"
-chk_index_lookup() {
-	echo "SELECT c.id, (SELECT count(*) FROM ledger l WHERE l.cid = c.id) AS hash_n,
-  (SELECT count(*) FROM ledger l WHERE l.tags @> ARRAY[c.id]) AS gin_n
-  FROM generate_series(1, $WL_COUNTERS) c(id)"
-}
-check_indexes() {
-	local out sql
-	sql="SET statement_timeout = '120s';
-$CHK_INDEX_SETTINGS
-CREATE TEMP TABLE via_index AS $(chk_index_lookup);
-RESET enable_seqscan; SET enable_indexscan = off; SET enable_bitmapscan = off;
-SELECT count(*) FROM via_index v
-  LEFT JOIN (SELECT cid, count(*) AS n FROM ledger GROUP BY cid) s ON s.cid = v.id
-  WHERE v.hash_n <> coalesce(s.n, 0) OR v.gin_n <> coalesce(s.n, 0);"
-	if ! out=$(psql_q -d sbtest <<<"$sql" 2>/tmp/indexes.err); then
-		R[index_mismatch]=error
-		t_log "cycle $CYCLE: the index scans failed: $(head -c 300 /tmp/indexes.err | tr '\n' ' ')"
-		return 0
-	fi
-	R[index_mismatch]=$(tail -n 1 <<<"$out")
-	[[ ${R[index_mismatch]} =~ ^[0-9]+$ ]] ||
-		t_fail "cycle $CYCLE: the index check printed '${R[index_mismatch]}', not a count"
+# The ledger's counters (ledger.lua: each transaction inserts its ledger
+# row and adds 1 to one counter).  counters_wrong: the counters that do not
+# hold the number of surviving ledger rows naming them, plus ledger rows
+# naming no counter (the row and the increment are one transaction, so only
+# a lost or torn page of either table breaks this, though every page is
+# whole and its checksum good).  updates_lost: the counters below the last
+# value the client saw committed (a transaction lost whole, its row with
+# it, keeps the counts equal; this catches it); updates_checked: the
+# counters the client's committed transactions named.
+check_counters() {
+	R[counters_wrong]=$(psql_q -d sbtest -c "SELECT
+	  (SELECT count(*) FROM counters c
+	     LEFT JOIN (SELECT cid, count(*) AS n FROM ledger GROUP BY cid) l ON l.cid = c.id
+	     WHERE c.val <> coalesce(l.n, 0))
+	+ (SELECT count(*) FROM ledger l WHERE NOT EXISTS (SELECT FROM counters c WHERE c.id = l.cid))") ||
+		t_fail "cycle $CYCLE: the counters query failed"
 }
 
-# Lost updates, through the ledger client's counters: each counter must
-# hold the number of surviving ledger rows that name it (the row and the
-# increment are one transaction: a page of either table that lost a write
-# breaks the equality, though every page is whole and its checksum good),
-# and at least the last value the client saw committed (a transaction lost
-# whole, its row with it, keeps the equality; this catches it).
-# updates_checked: the counters the client's committed transactions named.
 check_updates() {
 	local sql
 	awk '$1 == "c" && NF == 6 { print $5 "\t" $6 }' "$CYCLE_LEDGER" >/tmp/ledger.updates
@@ -278,15 +257,54 @@ check_updates() {
 	chmod 644 /tmp/ledger.updates
 	sql="CREATE TEMP TABLE acked (cid int, val bigint);
 \\copy acked FROM '/tmp/ledger.updates'
-SELECT (SELECT count(*) FROM counters c
-          LEFT JOIN (SELECT cid, count(*) AS n FROM ledger GROUP BY cid) l ON l.cid = c.id
-          WHERE c.val <> coalesce(l.n, 0))
-     + (SELECT count(*) FROM (SELECT cid, max(val) AS val FROM acked GROUP BY cid) a
-          LEFT JOIN counters c ON c.id = a.cid
-          WHERE c.id IS NULL OR c.val < a.val)
-     + (SELECT count(*) FROM ledger l WHERE NOT EXISTS (SELECT FROM counters c WHERE c.id = l.cid));"
+SELECT count(*) FROM (SELECT cid, max(val) AS val FROM acked GROUP BY cid) a
+  LEFT JOIN counters c ON c.id = a.cid
+  WHERE c.id IS NULL OR c.val < a.val;"
 	R[updates_lost]=$(psql_q -d sbtest <<<"$sql" | tail -n 1) ||
-		t_fail "cycle $CYCLE: the counters query failed"
+		t_fail "cycle $CYCLE: the updates query failed"
+}
+
+# The ledger's hash and GIN indexes (lib.sh), which amcheck cannot check,
+# against a sequential scan: for every counter, the ledger rows naming it
+# found through each index (a lookup by key per counter, a correlated
+# subquery whose scan, with sequential scans off, can only be that index;
+# checks-bite.sh shows the plans) must be those the sequential scan counts.
+# index_mismatch: the counters whose counts differ, or "error" when a scan
+# failed or ran out of time.  A lost or torn index page can make a scan
+# loop where no interrupt is checked (a hash bucket chain, a GIN right
+# link): statement_timeout cannot end it, so the client gives up after
+# 150 s, the server is killed and the cycle's later phases do not run (this
+# is the last check of its phase).
+CHK_INDEX_SETTINGS="SET enable_seqscan = off;"
+chk_index_lookup() {
+	echo "SELECT c.id, (SELECT count(*) FROM ledger l WHERE l.cid = c.id) AS hash_n,
+  (SELECT count(*) FROM ledger l WHERE l.tags @> ARRAY[c.id]) AS gin_n
+  FROM generate_series(1, $WL_COUNTERS) c(id)"
+}
+check_indexes() {
+	local out sql rc=0
+	sql="SET statement_timeout = '120s';
+$CHK_INDEX_SETTINGS
+CREATE TEMP TABLE via_index AS $(chk_index_lookup);
+RESET enable_seqscan; SET enable_indexscan = off; SET enable_bitmapscan = off;
+SELECT count(*) FROM via_index v
+  LEFT JOIN (SELECT cid, count(*) AS n FROM ledger GROUP BY cid) s ON s.cid = v.id
+  WHERE v.hash_n <> coalesce(s.n, 0) OR v.gin_n <> coalesce(s.n, 0);"
+	out=$(timeout -k 10 150 runuser -u postgres -- psql "${WL_PSQL_OPTS[@]}" -d sbtest <<<"$sql" \
+		2>/tmp/indexes.err) || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		R[index_mismatch]=error
+		t_log "cycle $CYCLE: the index scans failed (exit $rc): $(head -c 300 /tmp/indexes.err | tr '\n' ' ')"
+		if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+			t_log "cycle $CYCLE: an index scan did not end: the server is killed"
+			wl_pg_kill
+			crash_block
+		fi
+		return 0
+	fi
+	R[index_mismatch]=$(tail -n 1 <<<"$out")
+	[[ ${R[index_mismatch]} =~ ^[0-9]+$ ]] ||
+		t_fail "cycle $CYCLE: the index check printed '${R[index_mismatch]}', not a count"
 }
 
 # pg_checksums exits 1 when it finds bad pages: the count is the answer.

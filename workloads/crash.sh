@@ -249,8 +249,10 @@ cycle() {
 		crash_phase start
 		if [ "$CRASH_BLOCKED" -eq 0 ]; then
 			crash_phase online
-			wl_pg_stop || t_fail "cycle $c: clean stop after recovery failed"
-			crash_phase stopped
+			if [ "$CRASH_BLOCKED" -eq 0 ]; then
+				wl_pg_stop || t_fail "cycle $c: clean stop after recovery failed"
+				crash_phase stopped
+			fi
 		fi
 		cp "$WL_LOG" "$CYCLE_LOG"
 		wl_pg_kill

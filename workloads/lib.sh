@@ -51,7 +51,8 @@ WL_COUNTERS=1000
 . "$(dirname "${BASH_SOURCE[0]}")/configs.sh"
 
 as_pg() { runuser -u postgres -- "$@"; }
-psql_q() { as_pg psql -h "$PGSOCK" -U postgres -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+WL_PSQL_OPTS=(-h "$PGSOCK" -U postgres -X -q -At -v ON_ERROR_STOP=1)
+psql_q() { as_pg psql "${WL_PSQL_OPTS[@]}" "$@"; }
 
 # The settings every configuration shares; only full_page_writes and
 # wal_compression differ (from configs.tsv).
@@ -120,14 +121,18 @@ wl_template_key() {
 }
 
 # wl_template_save DIR: the template as DIR/pg-template-PROFILE.tar and its
-# key beside it (.key, written last).
+# key beside it (.key: removed first, written last, so that a save cut short
+# leaves no key and is not used).
 wl_template_save() {
 	local base
 	base=$1/$(basename "$WL_TEMPLATE")
 	[ -f "$WL_TEMPLATE/.lbs-complete" ] || t_fail "no complete template to save"
-	tar -C "$(dirname "$WL_TEMPLATE")" -cf "$base.tar" "$(basename "$WL_TEMPLATE")" ||
-		t_fail "saving the template to $base.tar failed"
-	wl_template_key >"$base.key" || t_fail "writing $base.key failed"
+	rm -f "$base.key"
+	tar -C "$(dirname "$WL_TEMPLATE")" -cf "$base.tar.tmp" "$(basename "$WL_TEMPLATE")" ||
+		t_fail "saving the template to $base.tar.tmp failed"
+	mv "$base.tar.tmp" "$base.tar" || t_fail "renaming $base.tar.tmp failed"
+	wl_template_key >"$base.key.tmp" || t_fail "writing $base.key.tmp failed"
+	mv "$base.key.tmp" "$base.key" || t_fail "renaming $base.key.tmp failed"
 }
 
 # wl_template_unpack: the template saved by vm.pg-template in this run, if

@@ -63,7 +63,7 @@ clean_r() {
 	R[mount]=ok R[recovery]=ok R[redo]=yes R[log_page_errors]=0 R[fsm_pages_zeroed]=3
 	R[amcheck_rc]=0 R[amcheck_errors]=0 R[visibility_errors]=0 R[checksum_bad]=0
 	R[xfs_repair]=clean R[commits_seen]=10 R[commits_lost]=0 R[xact_wrong]=0 R[index_mismatch]=0
-	R[updates_lost]=0 R[updates_checked]=7
+	R[counters_wrong]=0 R[updates_lost]=0 R[updates_checked]=7
 }
 verdict_is() { # verdict_is WANT WHAT
 	crash_verdict
@@ -72,7 +72,7 @@ verdict_is() { # verdict_is WANT WHAT
 clean_r
 verdict_is clean "every marked column clean"
 for kv in mount=failed recovery=failed log_page_errors=1 amcheck_rc=2 visibility_errors=4 \
-	checksum_bad=1 xfs_repair=data-damaged xact_wrong=2 index_mismatch=error index_mismatch=3; do
+	checksum_bad=1 xfs_repair=data-damaged xact_wrong=2 index_mismatch=error index_mismatch=3 counters_wrong=1; do
 	clean_r
 	R[${kv%%=*}]=${kv#*=}
 	verdict_is corrupt "$kv alone"
@@ -101,7 +101,7 @@ for i in "${!CHK_NAME[@]}"; do
 	eval "check_${CHK_NAME[$i]}() { ran+=(${CHK_NAME[$i]}); [ \"${CHK_NAME[$i]}\" != \"\${BLOCKER:-}\" ] || crash_block; }"
 done
 for p in powered mount start online stopped unmounted; do crash_phase "$p"; done
-want="ledger_seen mount recovery amcheck visibility ledger pg_xact indexes updates checksums xfs_repair"
+want="ledger_seen mount recovery amcheck visibility ledger pg_xact counters updates indexes checksums xfs_repair"
 if [ "${ran[*]}" = "$want" ]; then ok; else bad "phases ran '${ran[*]}', not '$want'"; fi
 # shellcheck disable=SC2034  # read by the stub checks above
 BLOCKER=mount
@@ -123,7 +123,7 @@ if (
 	check_scratch() { :; } # its function (checks.sh refuses a check without one)
 	# shellcheck source=workloads/checks.sh
 	. "$top/workloads/checks.sh"
-	[[ $(crash_columns) == *,updates_lost,updates_checked,scratch_errors,scratch_pages,seconds,verdict ]] ||
+	[[ $(crash_columns) == *,updates_lost,updates_checked,index_mismatch,scratch_errors,scratch_pages,seconds,verdict ]] ||
 		{ echo "crash-record: FAIL: the new check's columns are not in the header: $(crash_columns)" >&2; exit 1; }
 	clean_r
 	R[scratch_errors]=1
@@ -163,7 +163,7 @@ grep -v '^#' "$top/workloads/configs.tsv" >>"$scratch/configs.tsv"
 printf 'lbs8k-atomic\t8192\t8192\t8192\toff\toff\t-\tprotected\t8k blocks on an 8k atomic unit\n' \
 	>>"$scratch/configs.tsv"
 if WL_CONFIGS_TSV=$scratch/configs.tsv bash "$top/workloads/configs.sh" tests |
-	grep -qx 'crash.lbs8k-atomic -- lbs8k-atomic --cycles 2 --check'; then ok; else
+	grep -qx 'crash.lbs8k-atomic after=pg-template -- lbs8k-atomic --cycles 2 --check'; then ok; else
 	bad "a new configuration row has no crash test"
 fi
 if [ "$(WL_CONFIGS_TSV=$scratch/configs.tsv wl_evidence_target lbs8k-atomic)" = 60 ]; then ok; else
