@@ -19,7 +19,7 @@ WL_CHECKS_TSV=${WL_CHECKS_TSV:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/che
 # What the cycle did and had in flight at its cut (crash.sh sets these), and
 # what closes the row; the checks' columns go between them.
 CRASH_HEAD_COLUMNS=(kernel commit config xfs_bs pawu atomic_unit xfs_mount full_page_writes synchronous_commit
-	dma_delay_us cycle seed cut_mode unflushed_writes cut_pos cut_fraction data_cached_writes
+	autovacuum autovacuums dma_delay_us cycle seed cut_mode unflushed_writes cut_pos cut_fraction data_cached_writes
 	data_rewound_writes wal_cached_writes torn_writes units_kept units_lost pages_in_flight
 	pages_partial pages_torn meta_pages_torn wal_pages_torn)
 CRASH_TAIL_COLUMNS=(seconds verdict)

@@ -7,7 +7,9 @@
 # Each cycle:
 #  1. fresh tornblk devices (data under test, WAL on its own; one cut group,
 #     see lib.sh) with XFS and the prepared cluster; sysbench
-#     oltp_write_only plus a commit ledger client;
+#     oltp_write_only plus a commit ledger client, with autovacuum on
+#     (lib.sh: often enough that the visibility and free space maps are
+#     written during the load; autovacuums counts its runs before the cut);
 #  2. the data device holds back flushes (hold_flush) and a CHECKPOINT
 #     runs until its first fsync of the buffer writes waits on the device
 #     (earlier flushes are let through): every write the checkpoint issued
@@ -182,6 +184,7 @@ cycle() {
 	[ "$evict" -eq 0 ] || printf 'shared_buffers = 4MB\ncheckpoint_timeout = 1d\n' >>"$WL_DATA/postgresql.conf"
 	rm -f "$WL_LOG"
 	wl_pg_start || { tail -n 20 "$WL_LOG" >&2; t_fail "cycle $c: the fresh cluster did not start"; }
+	R[autovacuum]=$(psql_q -c "SHOW autovacuum") || t_fail "cycle $c: SHOW autovacuum failed"
 	rm -f "$CYCLE_LEDGER"
 	wl_ledger_start "$CYCLE_LEDGER" 600
 	(wl_sysbench oltp_write_only --time=600 run) >/tmp/sb.out 2>&1 &
@@ -205,6 +208,10 @@ cycle() {
 		wait_ckpt_fsync
 		R[cut_mode]=$CK_MODE
 	fi
+	# Autovacuum runs of the load so far (the statistics do not survive the
+	# crash).
+	R[autovacuums]=$(psql_q -d sbtest -c "SELECT coalesce(sum(autovacuum_count), 0) FROM pg_stat_user_tables") ||
+		t_fail "cycle $c: reading pg_stat_user_tables failed"
 	# Every write since the cache last emptied is unflushed: the cut falls
 	# among them.
 	w0=$(tb_stat last_flush_write) w1=$(tb_stat writes)

@@ -74,7 +74,12 @@ max_wal_size = 1GB                 # checkpoints come from the timer only
 min_wal_size = 80MB
 synchronous_commit = on            # a commit the client saw is durable
 fsync = on
-autovacuum = off                   # repeatable short runs
+autovacuum = on                    # as on a real server, and often enough
+autovacuum_naptime = 1s            # for a cycle's minute of load: the
+autovacuum_vacuum_threshold = 50   # visibility and free space maps are
+autovacuum_vacuum_scale_factor = 0.01  # written before the cut (the
+autovacuum_vacuum_insert_threshold = 100  # autovacuums column counts them)
+autovacuum_analyze_threshold = 50
 log_checkpoints = on
 EOF
 	else

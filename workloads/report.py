@@ -144,7 +144,23 @@ def check_lines(rows):
                          + " | ".join(cell((c2, m), i, f[0]) for i in range(len(judged))) + " |")
     L.append("")
     L.append("; ".join(f"*{c['name']}*: {c['what']}" for c in judged) + ".\n")
+    L += autovacuum_lines(rows)
     return L
+
+
+def autovacuum_lines(rows):
+    """Whether autovacuum ran during the crash loads (the visibility check
+    has little to find without it): tested cycles with it on, and the
+    median of its runs before the cut among them."""
+    tested = [r for r in rows if not r["verdict"].startswith("untested")]
+    on = [r for r in tested if r.get("autovacuum") == "on"]
+    if not tested:
+        return []
+    runs = sorted(int(r["autovacuums"]) for r in on if (r.get("autovacuums") or "").isdigit())
+    med = f"; autovacuum runs before the cut, median {runs[len(runs) // 2]}" if runs else ""
+    return [f"Autovacuum during the load: on in {len(on)} of {len(tested)} tested cycles "
+            f"(the older cycles ran with it off, and the visibility check had little to "
+            f"find there){med}.\n"]
 
 
 def split_cell(s):

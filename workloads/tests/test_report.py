@@ -205,6 +205,14 @@ def main():
           f"lbs-only's cuts by kind are wrong: {where}")
     check("| lbs-only | copy at submission | 7/10, 1000 | 6/10, 1000 | 7/10, 1000 |" in text,
           "REPORT.md has no row of where lbs-only's cuts fell")
+    # Autovacuum during the loads: counted from the rows, older rows off.
+    av = [dict(row("baseline", i, "clean"), autovacuum="off") for i in range(1, 3)]
+    av += [dict(row("baseline", i, v), autovacuum="on", autovacuums=n)
+           for i, (v, n) in enumerate([("clean", "3"), ("corrupt", "5"), ("untested", "9"),
+                                       ("clean", "1")], 3)]
+    text = "".join(report.autovacuum_lines(av))
+    check("on in 3 of 5 tested cycles" in text and "median 3" in text,
+          f"the autovacuum line is wrong: {text}")
     check.done()
 
 
