@@ -290,6 +290,7 @@ RESET enable_seqscan; SET enable_indexscan = off; SET enable_bitmapscan = off;
 SELECT count(*) FROM via_index v
   LEFT JOIN (SELECT cid, count(*) AS n FROM ledger GROUP BY cid) s ON s.cid = v.id
   WHERE v.hash_n <> coalesce(s.n, 0) OR v.gin_n <> coalesce(s.n, 0);"
+	wl_psql_opts
 	out=$(timeout -k 10 150 runuser -u postgres -- psql "${WL_PSQL_OPTS[@]}" -d sbtest <<<"$sql" \
 		2>/tmp/indexes.err) || rc=$?
 	if [ "$rc" -ne 0 ]; then

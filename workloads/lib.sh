@@ -51,8 +51,11 @@ WL_COUNTERS=1000
 . "$(dirname "${BASH_SOURCE[0]}")/configs.sh"
 
 as_pg() { runuser -u postgres -- "$@"; }
-WL_PSQL_OPTS=(-h "$PGSOCK" -U postgres -X -q -At -v ON_ERROR_STOP=1)
-psql_q() { as_pg psql "${WL_PSQL_OPTS[@]}" "$@"; }
+# wl_psql_opts: psql's options (WL_PSQL_OPTS) for this run's server, set
+# at each call: PGSOCK may change after this file is sourced (hostbench
+# sets its own).
+wl_psql_opts() { WL_PSQL_OPTS=(-h "$PGSOCK" -U postgres -X -q -At -v ON_ERROR_STOP=1); }
+psql_q() { wl_psql_opts; as_pg psql "${WL_PSQL_OPTS[@]}" "$@"; }
 
 # The settings every configuration shares; only full_page_writes and
 # wal_compression differ (from configs.tsv).
