@@ -78,10 +78,13 @@ round() {
 	fsfreeze -f "$mnt" 2>/dev/null &
 	freezer=$!
 	t_tornblk_settle "$name"
-	[ "$(t_tornblk_stat "$name" meta_writes)" -gt "$m0" ] ||
-		t_fail "$name round $r: no metadata written back while flushes were held"
 	ATOMIC=$(($(t_tornblk_stat "$name" atomic_writes) - a0))
 	WROTE=$(($(t_tornblk_stat "$name" writes) - w0))
+	# No metadata written back: the freeze stalled first (seen once on the
+	# debug kernel), the round tests nothing and is tried again (tested()).
+	# (Failing here, before the cut, left the freeze waiting on the held
+	# flush and the guest hung until its timeout.)
+	[ "$(t_tornblk_stat "$name" meta_writes)" -gt "$m0" ] || WROTE=0
 	t_tornblk_cut "$name"
 	TORN=$(t_tornblk_stat "$name" cut_pieces_torn_meta)
 	# The freeze fails with the held flush; it must not hang.
