@@ -35,8 +35,10 @@
 #     failures before anything is rewritten), pg_amcheck --all
 #     --heapallindexed --parent-check --rootdescend, pg_visibility's
 #     pg_check_visible and pg_check_frozen, the ledger (every commit the
-#     client saw must be there), a clean stop, pg_checksums --check, and
-#     xfs_repair -n of both devices.
+#     client saw must be there), pg_xact against it, its counters (lost
+#     updates, and pages of the two tables that disagree), its hash and GIN
+#     indexes against a sequential scan, a clean stop, pg_checksums
+#     --check, and xfs_repair -n of both devices.
 # A cycle that tested nothing (no acknowledged commits, nothing cached on
 # the data device at the cut, no WAL redo, or in an eviction cycle no
 # buffer written out by the bgwriter or a backend) is "untested", never
