@@ -62,16 +62,33 @@ prune_cache() {
 		done
 }
 
+# in_session LOG NICE CMD...: start CMD (a program) in the background, in a
+# session of its own at nice value NICE, its output to LOG and its input
+# from /dev/null; SESSION_PID is its pid, the session's leader (kill --
+# -PID stops all of it).  A session is also a scheduler autogroup of its
+# own, weighed against the others by the group's nice value, not its
+# tasks': the group gets NICE too, or a niced build would take its equal
+# share of the machine all the same.
+in_session() {
+	local logf=$1
+	shift
+	# shellcheck disable=SC2016  # expanded by the inner shell
+	setsid bash -c 'echo "$1" >/proc/self/autogroup 2>/dev/null ||
+		echo "in_session: cannot set the nice value of its autogroup to $1" >&2
+		n=$(($1 - $(nice))); shift; exec nice -n "$n" "$@"' in_session "$@" \
+		>"$logf" 2>&1 </dev/null &
+	SESSION_PID=$!
+}
+
 # with_heartbeat [--status FN] LOG CMD...: run CMD with output to LOG,
 # printing a progress line every 30 s (FN, when given, prints what the line
 # says; the default is the log's line count and last line); on failure show
 # the tail of LOG.  CMD runs in a session of its own, and Ctrl-C, SIGTERM or
 # SIGHUP (a dropped ssh session) stops all of it (make and its compilers,
 # debootstrap and its children) before this shell exits: a build left
-# running would keep the build lock.  A session is a scheduler autogroup of
-# its own, weighed against the others by the group's nice value, not its
-# tasks': the group gets this shell's, so that a build started niced (the
-# debug kernel's, beside the tests) stays at that priority.
+# running would keep the build lock.  The session keeps this shell's nice
+# value (in_session), so that a build started niced (the debug kernel's,
+# beside the tests) stays at that priority.
 with_heartbeat() {
 	local logf pid rc n=0 status=
 	if [ "${1:-}" = --status ]; then
@@ -80,10 +97,8 @@ with_heartbeat() {
 	fi
 	logf=$1
 	shift
-	# shellcheck disable=SC2016  # expanded by the inner shell
-	setsid bash -c 'echo "$(nice)" >/proc/self/autogroup 2>/dev/null || true; exec "$@"' \
-		with_heartbeat "$@" >"$logf" 2>&1 </dev/null &
-	pid=$!
+	in_session "$logf" "$(nice)" "$@"
+	pid=$SESSION_PID
 	# shellcheck disable=SC2064  # pid is fixed now
 	trap "kill -TERM -- -$pid 2>/dev/null; wait $pid 2>/dev/null; die 'interrupted: stopped $1'" INT TERM HUP
 	while kill -0 "$pid" 2>/dev/null; do
