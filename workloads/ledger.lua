@@ -1,16 +1,17 @@
 -- A commit ledger for the crash loops (sysbench script).  Each event, in
 -- one transaction, inserts a (tid, seq, cid, tags) row (tags: ARRAY[cid],
--- for the GIN index) and adds 1 to the counter
--- cid (drawn from 1..$LEDGER_COUNTERS), noting the transaction's id and
--- the counter's new value; only after COMMIT has returned does it append
+-- for the GIN index) and adds 1 to the counter cid (drawn from
+-- 1..$LEDGER_COUNTERS), noting the transaction's id and the counter's new
+-- value; only after COMMIT has returned does it append
 -- "c tid seq txid cid val" to $LEDGER_LOG, so the c lines list exactly the
 -- commits the client saw.  Every 8th transaction is rolled back on purpose
 -- and logged as "a tid seq txid cid val" once ROLLBACK has returned.
 -- After a crash every c row must be in the ledger table, pg_xact must call
 -- every c transaction whose row is there committed, no row of an a
--- transaction may be there, and each counter must hold the number of
--- ledger rows naming it, at least the last value the client saw committed
--- (checks.sh: ledger, pg_xact, updates).
+-- transaction may be there, each counter must hold the number of ledger
+-- rows naming it and at least the last value the client saw committed,
+-- and the ledger's indexes must find what a sequential scan finds
+-- (checks.sh: ledger, pg_xact, counters, updates, indexes).
 
 function thread_init()
 	drv = sysbench.sql.driver()

@@ -168,7 +168,7 @@ wl_template_unpack() {
 wl_template() {
 	# The marker is written last: a template cut short is built again.
 	[ -f "$WL_TEMPLATE/.lbs-complete" ] && return 0
-	[ "$WL_PROFILE" != crash ] || ! wl_template_unpack || return 0
+	if [ "$WL_PROFILE" = crash ] && wl_template_unpack; then return 0; fi
 	local pgb=""
 	[ "$WL_PGBENCH_SCALE" -eq 0 ] || pgb=", pgbench scale $WL_PGBENCH_SCALE"
 	t_log "preparing the cluster template: initdb -k, $WL_TABLES tables x $WL_TABLE_SIZE rows$pgb"

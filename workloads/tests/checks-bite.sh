@@ -19,8 +19,8 @@
 #     the number of ledger rows naming it;
 #   lost writes of the ledger's hash and GIN index pages (the hash index's
 #     first bucket pages and the GIN root as before the load, one index at
-#     a time): the index check finds counters
-#     whose rows the index scans miss (or a scan that fails), which
+#     a time): the index check finds counters whose rows the index scans
+#     miss (or a scan that fails), which
 #     pg_amcheck cannot (it checks btrees only); and on the healthy cluster
 #     its lookups go through both indexes (EXPLAIN);
 #   pg_xact zeroed (the server stopped, every status byte of its first
