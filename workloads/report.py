@@ -158,9 +158,10 @@ def autovacuum_lines(rows):
         return []
     runs = sorted(int(r["autovacuums"]) for r in on if (r.get("autovacuums") or "").isdigit())
     med = f"; autovacuum runs before the cut, median {runs[len(runs) // 2]}" if runs else ""
-    return [f"Autovacuum during the load: on in {len(on)} of {len(tested)} tested cycles "
-            f"(the older cycles ran with it off, and the visibility check had little to "
-            f"find there){med}.\n"]
+    off = (" (the others ran with it off, and the visibility check had little to find "
+           "there)") if len(on) < len(tested) else ""
+    return [f"Autovacuum during the load: on in {len(on)} of {len(tested)} tested "
+            f"cycles{off}{med}.\n"]
 
 
 def split_cell(s):
@@ -285,15 +286,18 @@ def boot_lines(boots):
                  f"{k['patch_series_hash'][:16]} | {k['accel']} | {k['cpus']} "
                  f"({k['guest_cpus_online']}) | {k['mem_mb']} MB | {commits} |")
     L.append("")
-    L.append("Commands (inside the guest; `guest-image/run-vm` boots each, its verdict after it):\n")
-    runs = {}  # (name, command) -> the verdicts of its boots, in boot order
+    L.append("Commands (inside the guest; `guest-image/run-vm` boots each, its verdict after "
+             "it, then the kernel release and patch series it ran on):\n")
+    runs = {}  # (name, command) -> its boots, in boot order
     for b in boots:
-        runs.setdefault((b.get("name", "?"), " ".join(b.get("command", []))), []).append(
-            b.get("verdict", "?"))
-    for (name, cmd), verdicts in runs.items():
-        n = len(verdicts)
+        runs.setdefault((b.get("name", "?"), " ".join(b.get("command", []))), []).append(b)
+    for (name, cmd), bs in runs.items():
+        n = len(bs)
+        kernels = ", ".join(sorted({f"{b.get('kernel_release', '?')} / "
+                                    f"{str(b.get('patch_series_hash', '?'))[:16]}" for b in bs}))
         L.append(f"- {name} ({n} boot{'s' if n > 1 else ''}): `{cmd}`: "
-                 f"{', '.join(sorted(set(verdicts)))}")
+                 f"{', '.join(sorted({b.get('verdict', '?') for b in bs}))} (kernel / patch series: "
+                 f"{kernels})")
     L.append("")
     return L
 

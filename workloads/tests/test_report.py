@@ -118,6 +118,8 @@ def main():
           "at the cuts.  Before the fix: torn metadata." in text and "More detail" not in text,
           "the superseded run is not listed with its note")
     check("lbs-atomic-wb" not in s, "the superseded rows were pooled into the current ones")
+    check("- crash-x2 (1 boot): `crash.sh 2`: PASS (kernel / patch series: r / s2)" in text,
+          "a command is not listed with the kernel release and patch series it ran on")
     check(s["lbs-atomic"]["meets_expectation"], "60 clean cycles do not meet the protected rule")
     check(abs(s["lbs-atomic"]["rate_upper95"] - 0.0487) < 1e-3, "lbs-atomic bound wrong")
     check("page_rate_upper95" not in s["lbs-atomic"] and "per page in flight" not in text,
