@@ -50,9 +50,11 @@ static blk_status_t tornblk_write_captured(struct tornblk_dev *dev,
 	/*
 	 * An armed cut strikes right after the device acknowledged the
 	 * chosen write: a point in the I/O stream rather than in time, so
-	 * that a test can land it among the writes it cares about.
+	 * that a test can land it among the writes it cares about.  Writes
+	 * shorter than cut_min_bytes do not count.
 	 */
-	if (dev->cut_after_writes && !--dev->cut_after_writes)
+	if (dev->cut_after_writes && len >= dev->cut_min_bytes &&
+	    !--dev->cut_after_writes)
 		tornblk_group_cut(dev, "armed write count reached", failed);
 	return BLK_STS_OK;
 }

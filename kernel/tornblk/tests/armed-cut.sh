@@ -2,7 +2,7 @@
 # cut_after_writes: the power fails right after the N-th further write is
 # acknowledged.  Exactly N writes succeed, the next I/O fails, power reads 0,
 # and after power on fsynced data is intact while the unflushed tail was
-# torn as usual.
+# torn as usual.  With cut_min_bytes, writes shorter than it do not count.
 # test: tornblk.armed-cut kernels=default,debug
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
@@ -27,4 +27,20 @@ t_verify "$dev" /tmp/armed.j
 [ "$(t_verify_count missing-durable)" = 0 ] || t_fail "fsynced data lost at the armed cut"
 [ "$(t_verify_count corrupt)" = 0 ] || t_fail "corrupt blocks after the armed cut"
 echo 0 >"$TB_CFG/armed/cut_after_writes"
-t_pass "the armed cut struck after exactly 700 writes"
+
+# cut_min_bytes 16k: twenty 4k writes pass, the first 16k write is the last.
+echo 16384 >"$TB_CFG/armed/cut_min_bytes" || t_fail "cannot set cut_min_bytes"
+echo 1 >"$TB_CFG/armed/cut_after_writes" || t_fail "cannot arm cut_after_writes again"
+w0=$(t_tornblk_stat armed writes)
+for i in $(seq 20); do
+	dd if=/dev/zero of="$dev" bs=4k seek="$i" count=1 oflag=direct conv=notrunc status=none ||
+		t_fail "4k write $i failed: it should not count toward a cut of writes of 16k or more"
+done
+[ "$(cat "$TB_CFG/armed/power")" = 1 ] || t_fail "4k writes set off a cut armed for writes of 16k"
+dd if=/dev/zero of="$dev" bs=16k seek=8 count=1 oflag=direct conv=notrunc status=none ||
+	t_fail "the 16k write that sets off the cut should itself succeed"
+[ "$(cat "$TB_CFG/armed/power")" = 0 ] || t_fail "the 16k write did not set off the armed cut"
+[ $(($(t_tornblk_stat armed writes) - w0)) -eq 21 ] ||
+	t_fail "expected 21 writes up to the cut, device saw $(($(t_tornblk_stat armed writes) - w0))"
+t_tornblk_on armed
+t_pass "the armed cut struck after exactly 700 writes, and after the first 16k write with cut_min_bytes 16k"
