@@ -94,7 +94,7 @@ csv=$out/bench.csv
 wl_csv "$csv" "$BENCH_COLUMNS"
 
 wl_template
-WL_FPW="from configs.tsv" WL_WALCOMP="from configs.tsv" wl_pg_settings >"$out/pg-settings.conf"
+WL_FPW="from configs.tsv" WL_WALCOMP="from configs.tsv" WL_SYNC="from configs.tsv" wl_pg_settings >"$out/pg-settings.conf"
 
 # The guest's storage: tornblk devices per configuration (lib.sh).
 bench_storage() { wl_config "$1"; WL_SEED=$2 wl_device; }

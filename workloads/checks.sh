@@ -19,8 +19,8 @@ WL_CHECKS_TSV=${WL_CHECKS_TSV:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/che
 # What the cycle did and had in flight at its cut (crash.sh sets these), and
 # what closes the row; the checks' columns go between them.
 CRASH_HEAD_COLUMNS=(kernel commit config xfs_bs pawu atomic_unit xfs_mount full_page_writes synchronous_commit
-	autovacuum autovacuums dma_delay_us cycle seed cut_mode unflushed_writes cut_pos cut_fraction data_cached_writes
-	data_rewound_writes wal_cached_writes torn_writes units_kept units_lost pages_in_flight
+	pg_wal autovacuum autovacuums dma_delay_us cycle seed cut_mode wal_cut unflushed_writes cut_pos cut_fraction
+	data_cached_writes data_rewound_writes wal_cached_writes torn_writes units_kept units_lost pages_in_flight
 	pages_partial pages_torn meta_pages_torn wal_pages_torn)
 CRASH_TAIL_COLUMNS=(seconds verdict)
 
@@ -79,7 +79,8 @@ crash_block() { CRASH_BLOCKED=1; }
 # crash_phase PHASE: run the checks of PHASE in table order; CRASH_BLOCKED
 # is 1 afterwards when one of them blocked the phases after it.  (Call it
 # plainly and test CRASH_BLOCKED: as a condition, errexit would be off in
-# every check.)
+# every check.)  Each check's time goes to lap NAME when the caller has
+# one (crash.sh).
 crash_phase() {
 	local i
 	# shellcheck disable=SC2034  # read by crash.sh
@@ -87,6 +88,7 @@ crash_phase() {
 	for i in "${!CHK_NAME[@]}"; do
 		if [ "${CHK_PHASE[$i]}" = "$1" ]; then
 			"check_${CHK_NAME[$i]}"
+			! declare -F lap >/dev/null || lap "${CHK_NAME[$i]}"
 		fi
 	done
 }
@@ -182,7 +184,7 @@ check_recovery() {
 # to stderr.  Both are kept beside the cycle's server log.
 check_amcheck() {
 	R[amcheck_rc]=0
-	as_pg "$PGBIN/pg_amcheck" -h "$PGSOCK" -U postgres --all --install-missing \
+	as_pg "$PGBIN/pg_amcheck" -h "$PGSOCK" -U postgres --all --install-missing --jobs 2 \
 		--heapallindexed --parent-check --rootdescend >/tmp/amcheck.out 2>/tmp/amcheck.err ||
 		R[amcheck_rc]=$?
 	R[amcheck_errors]=$(grep -cE '^(heap table|btree index) "' /tmp/amcheck.out || true)
@@ -318,7 +320,7 @@ check_checksums() {
 check_xfs_repair() {
 	R[xfs_repair]=clean
 	xfs_repair -n "/dev/$WL_DEV" >/tmp/repair.out 2>&1 || R[xfs_repair]=data-damaged
-	xfs_repair -n "/dev/$WL_WALDEV" >>/tmp/repair.out 2>&1 ||
+	! wl_wal_own || xfs_repair -n "/dev/$WL_WALDEV" >>/tmp/repair.out 2>&1 ||
 		R[xfs_repair]=${R[xfs_repair]/clean/}wal-damaged
 }
 

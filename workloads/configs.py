@@ -3,11 +3,11 @@
 shell twin), and the rule each role's crash cycles are judged by, used by
 both the report and crash.sh --check (in the guest):
 
-    configs.py judge CRASH_CSV [--expect lost]
+    configs.py judge CRASH_CSV
 
 prints one summary line of the CSV's cycles and exits 1 when they break
-their configuration's rule (--expect lost: the ledger control, which must
-lose an acknowledged commit).
+their configuration's rule (a test's: a control must show what it exists
+to show in at least one cycle).
 """
 import csv
 import os
@@ -17,9 +17,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # (WL_CONFIGS_TSV names another table, as in configs.sh: the tests' scratch one)
 CONFIGS_TSV = os.environ.get("WL_CONFIGS_TSV") or os.path.join(HERE, "configs.tsv")
 ROLES_TSV = os.path.join(HERE, "roles.tsv")
-CONFIG_FIELDS = ("xfs_bs", "pawu", "atomic", "fpw", "walcomp", "xfs_mount", "role", "what")
+CONFIG_FIELDS = ("xfs_bs", "pawu", "atomic", "fpw", "walcomp", "sync", "pg_wal", "xfs_mount", "role",
+                 "what")
 ROLE_FIELDS = ("crash", "evidence", "test", "expect", "meaning")
-CONTROL_MIN_RATE = 0.9  # the report's rule for a control (roles.tsv: expect corrupt)
+CONTROL_MIN_RATE = 0.9  # the report's rule for a control (roles.tsv: expect corrupt or lost)
 
 
 def _table(path, fields):
@@ -36,7 +37,8 @@ def _table(path, fields):
 
 
 def read_configs(path=CONFIGS_TSV):
-    """configs.tsv: name -> dict(xfs_bs, pawu, atomic, fpw, walcomp, xfs_mount, role, what)."""
+    """configs.tsv: name -> dict(xfs_bs, pawu, atomic, fpw, walcomp, sync, pg_wal, xfs_mount,
+    role, what)."""
     return _table(path, CONFIG_FIELDS)
 
 
@@ -78,7 +80,7 @@ for _c, _t in CONFIGS.items():
 
 def expect(c):
     """What the configuration's role expects of its crash cycles: clean,
-    corrupt or none (roles.tsv)."""
+    corrupt, lost or none (roles.tsv)."""
     return ROLES[CONFIGS[c]["role"]]["expect"] if c in CONFIGS else "none"
 
 
@@ -101,6 +103,9 @@ def expectation_text(c):
                 + (", no torn piece of file data" if no_torn_data(c) else ""))
     if e == "corrupt":
         return f"control: corruption in at least {CONTROL_MIN_RATE:.0%} of tested cycles"
+    if e == "lost":
+        return (f"the ledger's control: acknowledged commits lost in at least "
+                f"{CONTROL_MIN_RATE:.0%} of tested cycles, never corrupt")
     return "no expectation: measured"
 
 
@@ -141,12 +146,14 @@ def tally(rows):
 def judge(c, t, min_rate=CONTROL_MIN_RATE):
     """The reasons the tallied cycles of configuration c break its role's
     rule (empty: they meet it).  min_rate: the share of tested cycles a
-    control must find corrupt (the report's 0.9; a test that stops at the
-    first corrupt cycle asks for any)."""
+    control must find corrupt, or lose commits in (the report's 0.9; a test
+    that stops at the first such cycle asks for any)."""
     e, why = expect(c), []
+    if e in ("clean", "lost") and t["corrupt"]:
+        why.append(f"{t['corrupt']} corrupt cycles")
+    if e in ("corrupt", "lost") and not t["tested"]:
+        why.append("no tested cycle")
     if e == "clean":
-        if t["corrupt"]:
-            why.append(f"{t['corrupt']} corrupt cycles")
         if t["lost"]:
             why.append(f"{t['lost']} cycles lost acknowledged commits")
         if t["untested"]:
@@ -154,18 +161,20 @@ def judge(c, t, min_rate=CONTROL_MIN_RATE):
         if no_torn_data(c) and t["data_torn"]:
             why.append(f"{t['data_torn']} torn pieces of file data at the cuts "
                        "(a data write was not atomic)")
-    elif e == "corrupt":
-        if not t["tested"]:
-            why.append("no tested cycle")
-        elif t["corrupt"] == 0 or t["corrupt"] < min_rate * t["tested"]:
+    elif e == "corrupt" and t["tested"]:
+        if t["corrupt"] == 0 or t["corrupt"] < min_rate * t["tested"]:
             why.append(f"corrupt in {t['corrupt']} of {t['tested']} tested cycles: the checks "
                        "are not biting")
+    elif e == "lost" and t["tested"]:
+        if t["lost"] == 0 or t["lost"] < min_rate * t["tested"]:
+            why.append(f"acknowledged commits lost in {t['lost']} of {t['tested']} tested "
+                       "cycles: the ledger check is not biting")
     return why
 
 
 def main(argv):
-    if len(argv) < 3 or argv[1] != "judge" or argv[3:] not in ([], ["--expect", "lost"]):
-        sys.exit("usage: configs.py judge CRASH_CSV [--expect lost]")
+    if len(argv) != 3 or argv[1] != "judge":
+        sys.exit("usage: configs.py judge CRASH_CSV")
     with open(argv[2], newline="") as f:
         rows = list(csv.DictReader(f))
     names = {r["config"] for r in rows}
@@ -178,10 +187,7 @@ def main(argv):
     print(f"{c} ({CONFIGS[c]['role']}): {t['cycles']} cycles, {t['corrupt']} corrupt, "
           f"{t['lost']} with lost commits, {t['untested']} untested, {t['data_torn']} torn "
           f"pieces of file data")
-    if argv[3:]:
-        why = [] if t["lost"] else ["no acknowledged commit was lost: the ledger check is not biting"]
-    else:
-        why = judge(c, t, min_rate=0.0)
+    why = judge(c, t, min_rate=0.0)
     for w in why:
         print(f"{c}: {w}", file=sys.stderr)
     return 1 if why else 0

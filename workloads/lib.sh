@@ -57,8 +57,8 @@ as_pg() { runuser -u postgres -- "$@"; }
 wl_psql_opts() { WL_PSQL_OPTS=(-h "$PGSOCK" -U postgres -X -q -At -v ON_ERROR_STOP=1); }
 psql_q() { wl_psql_opts; as_pg psql "${WL_PSQL_OPTS[@]}" "$@"; }
 
-# The settings every configuration shares; only full_page_writes and
-# wal_compression differ (from configs.tsv).
+# The settings every configuration shares; only full_page_writes,
+# wal_compression and synchronous_commit differ (from configs.tsv).
 wl_pg_settings() {
 	cat <<EOF
 # --- lbs demo (workloads/lib.sh, profile $WL_PROFILE) ---
@@ -75,7 +75,6 @@ checkpoint_timeout = 30s           # the minimum: several checkpoints per run,
 checkpoint_completion_target = 0.9
 max_wal_size = 1GB                 # checkpoints come from the timer only
 min_wal_size = 80MB
-synchronous_commit = on            # a commit the client saw is durable
 fsync = on
 autovacuum = on                    # as on a real server, and often enough
 autovacuum_naptime = 1s            # for a cycle's minute of load: the
@@ -98,7 +97,6 @@ checkpoint_completion_target = 0.9
 max_wal_size = 1GB                 # far above any run's WAL between two
                                    # checkpoints: none is requested by size
 min_wal_size = 32MB                # a small template to copy for each run
-synchronous_commit = on
 fsync = on
 autovacuum = on                    # as on a real server
 log_checkpoints = on
@@ -108,6 +106,7 @@ EOF
 	cat <<EOF
 wal_compression = $WL_WALCOMP
 full_page_writes = $WL_FPW
+synchronous_commit = $WL_SYNC
 EOF
 }
 
@@ -176,7 +175,7 @@ wl_template() {
 	install -d -o postgres -g postgres "$WL_TEMPLATE"
 	as_pg "$PGBIN/initdb" -k -A trust -U postgres -D "$WL_TEMPLATE" >"$WL_TMP/initdb.log" 2>&1 ||
 		{ cat "$WL_TMP/initdb.log"; t_fail "initdb failed"; }
-	WL_FPW=on WL_WALCOMP=off wl_pg_settings >>"$WL_TEMPLATE/postgresql.conf"
+	WL_FPW=on WL_WALCOMP=off WL_SYNC=on wl_pg_settings >>"$WL_TEMPLATE/postgresql.conf"
 	as_pg "$PGBIN/pg_ctl" -D "$WL_TEMPLATE" -l "$WL_LOG" -w -t 120 start >/dev/null ||
 		{ tail -n 20 "$WL_LOG"; t_fail "template server did not start"; }
 	psql_q -c "CREATE DATABASE sbtest" || t_fail "CREATE DATABASE failed"
@@ -217,18 +216,29 @@ wl_device() {
 	[ "$WL_ATOMIC" -eq 0 ] || attrs+=(atomic_unit_min=4096 atomic_unit_max="$WL_ATOMIC")
 	[ -d "$TB_CFG/$WL_DEV" ] && wl_device_remove
 	t_tornblk_create "$WL_DEV" "${attrs[@]}" >/dev/null
-	t_tornblk_create "$WL_WALDEV" size_mb=1024 cache_mb=256 pawu=4096 seed="${WL_SEED:-1}" \
-		cut_group=1 tear_unit=8192 dma_delay_us="$WL_DMA_DELAY_US" >/dev/null
 	t_mkfs_xfs "/dev/$WL_DEV" "$WL_XFS_BS" -s size=4096
-	t_mkfs_xfs "/dev/$WL_WALDEV" 4096 -s size=4096
+	if wl_wal_own; then
+		t_tornblk_create "$WL_WALDEV" size_mb=1024 cache_mb=256 pawu=4096 seed="${WL_SEED:-1}" \
+			cut_group=1 tear_unit=8192 dma_delay_us="$WL_DMA_DELAY_US" >/dev/null
+		t_mkfs_xfs "/dev/$WL_WALDEV" 4096 -s size=4096
+	fi
 	wl_mount_all || t_fail "mounting the fresh devices failed"
 	cp -a "$WL_TEMPLATE" "$WL_DATA" || t_fail "copying the template failed"
-	mv "$WL_DATA/pg_wal" "$WL_WALMNT/pg_wal" || t_fail "moving pg_wal to $WL_WALMNT failed"
-	ln -s "$WL_WALMNT/pg_wal" "$WL_DATA/pg_wal" || t_fail "linking pg_wal failed"
+	if wl_wal_own; then
+		mv "$WL_DATA/pg_wal" "$WL_WALMNT/pg_wal" || t_fail "moving pg_wal to $WL_WALMNT failed"
+		ln -s "$WL_WALMNT/pg_wal" "$WL_DATA/pg_wal" || t_fail "linking pg_wal failed"
+	fi
 	sed -i -e "s/^full_page_writes = .*/full_page_writes = $WL_FPW/" \
-		-e "s/^wal_compression = .*/wal_compression = $WL_WALCOMP/" "$WL_DATA/postgresql.conf"
+		-e "s/^wal_compression = .*/wal_compression = $WL_WALCOMP/" \
+		-e "s/^synchronous_commit = .*/synchronous_commit = $WL_SYNC/" "$WL_DATA/postgresql.conf"
+	grep -qx "synchronous_commit = $WL_SYNC" "$WL_DATA/postgresql.conf" ||
+		t_fail "the template's postgresql.conf has no synchronous_commit line to set"
 	sync
 }
+
+# wl_wal_own: pg_wal is on a device of its own (configs.tsv's pg_wal: own),
+# not in the data directory on the filesystem under test (data).
+wl_wal_own() { [ "${WL_PGWAL:-own}" = own ]; }
 
 # wl_mount_all: the data filesystem (with the configuration's xfs_mount
 # options, WL_MOUNT) and the WAL filesystem, fresh or after a cut.
@@ -236,8 +246,8 @@ wl_mount_all() {
 	local opts=${WL_MOUNT:--}
 	mkdir -p "$WL_MNT" "$WL_WALMNT"
 	[ "$opts" != - ] || opts=defaults
-	mount -o "$opts" "/dev/$WL_DEV" "$WL_MNT" 2>/tmp/mount.err &&
-		mount "/dev/$WL_WALDEV" "$WL_WALMNT" 2>>/tmp/mount.err
+	mount -o "$opts" "/dev/$WL_DEV" "$WL_MNT" 2>/tmp/mount.err || return 1
+	! wl_wal_own || mount "/dev/$WL_WALDEV" "$WL_WALMNT" 2>>/tmp/mount.err
 }
 
 # (mountpoint(1) stats the directory, which fails on a shut-down XFS.)
@@ -253,7 +263,7 @@ wl_umount_all() {
 wl_device_remove() {
 	wl_umount_all
 	t_tornblk_remove "$WL_DEV"
-	t_tornblk_remove "$WL_WALDEV"
+	[ ! -d "$TB_CFG/$WL_WALDEV" ] || t_tornblk_remove "$WL_WALDEV"
 }
 
 # wl_power_cut_all: both devices, at one instant (one cut group).
@@ -262,7 +272,7 @@ wl_power_cut_all() {
 	read -r p <"$TB_CFG/$WL_DEV/power"
 	[ "$p" = 0 ] || t_tornblk_cut "$WL_DEV"
 }
-wl_power_on_all() { t_tornblk_on "$WL_DEV"; t_tornblk_on "$WL_WALDEV"; }
+wl_power_on_all() { t_tornblk_on "$WL_DEV"; ! wl_wal_own || t_tornblk_on "$WL_WALDEV"; }
 
 wl_pg_start() { # returns pg_ctl's status (recovery may fail after a crash)
 	as_pg "$PGBIN/pg_ctl" -D "$WL_DATA" -l "$WL_LOG" -w -t 300 start >/dev/null
@@ -344,4 +354,6 @@ wl_pgbench() {
 }
 
 tb_stat() { t_tornblk_stat "$WL_DEV" "$1"; }
-tb_walstat() { t_tornblk_stat "$WL_WALDEV" "$1"; }
+# tb_walstat KEY: the WAL device's counter, NA when pg_wal has none of its
+# own (it is then on the data device, in tb_stat's counts).
+tb_walstat() { if wl_wal_own; then t_tornblk_stat "$WL_WALDEV" "$1"; else echo NA; fi; }

@@ -132,8 +132,19 @@ if (
 ); then ok; else bad "adding a check"; fi
 
 # 6. The loader.
-if [ "$(wl_configs --crash | paste -sd' ')" = "$(wl_configs protected control probe | paste -sd' ')" ]; then ok; else
-	bad "the crash loop's roles are not protected, control and probe"
+if [ "$(wl_configs --crash | paste -sd' ')" = "$(wl_configs protected control probe lost-control | paste -sd' ')" ]; then ok; else
+	bad "the crash loop's roles are not protected, control, probe and lost-control"
+fi
+wl_config lbs-atomic-wb-onedev
+if [ "$WL_SYNC $WL_PGWAL" = "on data" ]; then ok; else bad "wl_config lbs-atomic-wb-onedev: $WL_SYNC $WL_PGWAL"; fi
+wl_config baseline-async
+if [ "$WL_SYNC $WL_PGWAL $WL_ROLE" = "off own lost-control" ]; then ok; else
+	bad "wl_config baseline-async: $WL_SYNC $WL_PGWAL $WL_ROLE"
+fi
+sed 's/^lbs-only\(\t[^\t]*\t[^\t]*\t[^\t]*\t[^\t]*\t[^\t]*\t\)on\t/lbs-only\1maybe\t/' \
+	"$top/workloads/configs.tsv" >"$scratch/badsync.tsv"
+if msg=$(WL_CONFIGS_TSV=$scratch/badsync.tsv wl_config lbs-only 2>&1); then bad "synchronous_commit 'maybe' accepted"; else
+	if [[ $msg == *"synchronous_commit 'maybe'"* ]]; then ok; else bad "synchronous_commit 'maybe': '$msg'"; fi
 fi
 wl_config lbs-atomic-off
 if [ "$WL_MOUNT $WL_ROLE" = "nountorn probe" ]; then ok; else bad "wl_config lbs-atomic-off: $WL_MOUNT $WL_ROLE"; fi
@@ -160,18 +171,18 @@ if (WL_CONFIGS_TSV=$scratch/bad.tsv wl_configs all >/dev/null 2>&1); then bad "a
 # expectation all know it, with nothing else changed.
 sed -n '1,/^# name/p' "$top/workloads/configs.tsv" >"$scratch/configs.tsv"
 grep -v '^#' "$top/workloads/configs.tsv" >>"$scratch/configs.tsv"
-printf 'lbs8k-atomic\t8192\t8192\t8192\toff\toff\t-\tprotected\t8k blocks on an 8k atomic unit\n' \
+printf 'lbs32k-atomic\t32768\t32768\t32768\toff\toff\ton\town\t-\tprotected\t32k blocks on a 32k atomic unit\n' \
 	>>"$scratch/configs.tsv"
 if WL_CONFIGS_TSV=$scratch/configs.tsv bash "$top/workloads/configs.sh" tests |
-	grep -qx 'crash.lbs8k-atomic after=pg-template -- lbs8k-atomic --cycles 2 --check'; then ok; else
+	grep -qx 'crash.lbs32k-atomic after=pg-template -- lbs32k-atomic --cycles 2 --check'; then ok; else
 	bad "a new configuration row has no crash test"
 fi
-if [ "$(WL_CONFIGS_TSV=$scratch/configs.tsv wl_evidence_target lbs8k-atomic)" = 60 ]; then ok; else
+if [ "$(WL_CONFIGS_TSV=$scratch/configs.tsv wl_evidence_target lbs32k-atomic)" = 60 ]; then ok; else
 	bad "a new protected row has no evidence target of 60"
 fi
 py=$(WL_CONFIGS_TSV=$scratch/configs.tsv python3 -c "import sys; sys.path.insert(0, '$top/workloads')
-import configs; print(configs.expect('lbs8k-atomic'), 'lbs8k-atomic' in configs.crash_configs(),
-configs.expectation_text('lbs8k-atomic'))")
+import configs; print(configs.expect('lbs32k-atomic'), 'lbs32k-atomic' in configs.crash_configs(),
+configs.expectation_text('lbs32k-atomic'))")
 if [ "$py" = "clean True never corrupt, never lose a commit, every cycle tested something, no torn piece of file data" ]; then
 	ok
 else
