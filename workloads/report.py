@@ -75,7 +75,9 @@ def summarize_crash(rows):
         s = out[(c, m)] = {k: t[k] for k in ("cycles", "tested", "corrupt", "untested", "lost")}
         s.update({"torn_writes": 0, "recovery_failed": 0, "mount_failed": 0,
                   "pages_in_flight": 0, "pages_torn": 0, "wal_cached_writes": 0,
-                  "bad_checksums": 0, "commits_seen": 0, "torn_cycles": 0, "seconds": 0})
+                  "bad_checksums": 0, "commits_seen": 0, "torn_cycles": 0, "seconds": 0,
+                  "wal_cycles": 0, "wal_torn_cycles": 0, "wal_pages_torn": 0,
+                  "wal_cut_pages": 0})
         s.update({k: t[k] for k in ("data_torn_unknown", "meta_torn", "data_torn")})
         s.update({"clean_cycles": [], "where": {w: [0, 0, 0] for w in CUT_WHERE}})
         for r in rs:
@@ -93,6 +95,11 @@ def summarize_crash(rows):
             s["recovery_failed"] += r["recovery"] == "failed"
             s["mount_failed"] += r["mount"] == "failed"
             s["torn_cycles"] += (num(r.get("pages_torn")) or 0) > 0
+            if num(r.get("wal_pages_torn")) is not None:  # a WAL device of its own
+                s["wal_cycles"] += 1
+                s["wal_torn_cycles"] += num(r["wal_pages_torn"]) > 0
+                s["wal_pages_torn"] += int(num(r["wal_pages_torn"]))
+                s["wal_cut_pages"] += r.get("wal_cut") == "pages"
             for k in ("torn_writes", "pages_in_flight", "pages_torn", "wal_cached_writes",
                       "commits_seen", "seconds"):
                 s[k] += int(num(r.get(k)) or 0)
@@ -101,6 +108,7 @@ def summarize_crash(rows):
         # Only the cycle is a trial: the pages of one cut are not independent
         # (one cut, one moment, one set of writes), so no rate per page.
         s["rate_ci95"] = binom_interval(s["corrupt"], s["tested"])
+        s["lost_ci95"] = binom_interval(s["lost"], s["tested"])
         s["cycles_per_hour"] = 3600 * s["cycles"] / s["seconds"] if s["seconds"] else None
         s["meets_expectation"] = not configs.judge(c, s)
     return out
@@ -178,10 +186,28 @@ def rate_cell(c, s):
     if not s["tested"]:
         return "n/a"
     head = f"{s['corrupt']}/{s['tested']}"
-    if configs.expect(c) != "clean":
+    if configs.expect(c) not in ("clean", "lost"):
         lo, hi = s["rate_ci95"]
         return f"{head} ({fmt(100 * lo, 1)}-{fmt(100 * hi, 1)}%)"
     return f"{head} (<= {fmt(100 * s['rate_upper95'], 1)}%)"
+
+
+def lost_cell(c, s):
+    """Cycles with lost commits; for the ledger's control (which must lose
+    them) with the rate's two-sided 95% interval."""
+    if configs.expect(c) != "lost" or not s["tested"]:
+        return str(s["lost"])
+    lo, hi = s["lost_ci95"]
+    return f"{s['lost']}/{s['tested']} ({fmt(100 * lo, 1)}-{fmt(100 * hi, 1)}%)"
+
+
+def wal_cell(s):
+    """WAL pages torn at the cuts and the cycles they tore in, of the cycles
+    with a WAL device of their own ("-": pg_wal on the data device, whose
+    torn pieces are counted with the data's)."""
+    if not s["wal_cycles"]:
+        return "-"
+    return f"{s['wal_pages_torn']} ({s['wal_torn_cycles']} of {s['wal_cycles']})"
 
 
 def cycles(n):
@@ -389,26 +415,30 @@ def main():
     L += btop
     L.append("## What was compared\n")
     L.append("| configuration | XFS block | device power-fail atomic unit | REQ_ATOMIC | "
-             "full_page_writes | wal_compression | XFS mount options | role |")
-    L.append("|---|---|---|---|---|---|---|---|")
+             "full_page_writes | wal_compression | synchronous_commit | pg_wal | "
+             "XFS mount options | role |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|")
     seen = {r["config"] for r in bench_rows + crash_rows}
     for c, t in CONFIG_TABLE.items():
         if c in seen:
             au = f"{int(t['atomic']) // 1024}k" if t["atomic"] != "0" else "none"
             L.append(f"| {c} | {int(t['xfs_bs']) // 1024}k | {int(t['pawu']) // 1024}k | {au} | "
-                     f"{t['fpw']} | {t['walcomp']} | {t['xfs_mount']} | {t['role']}: {t['what']} |")
+                     f"{t['fpw']} | {t['walcomp']} | {t['sync']} | {t['pg_wal']} | "
+                     f"{t['xfs_mount']} | {t['role']}: {t['what']} |")
     L.append("")
     L.append("The device is `tornblk`, our RAM block device with a volatile write cache: at a power "
              "cut, every write not yet flushed persists one power-fail unit at a time on a seeded "
              "coin (a REQ_ATOMIC write whole or not at all).  The data directory lives on the device "
              "under test; `pg_wal` on a second tornblk device (XFS 4k, 4k unit) that loses power "
-             "at the same moment, as on a server with a separate WAL volume.  PostgreSQL 15 with "
+             "at the same moment, as on a server with a separate WAL volume (pg_wal *own*), or in "
+             "the data directory on the filesystem under test (pg_wal *data*: one device, one cut).  PostgreSQL 15 with "
              "data checksums (`initdb -k`).  Device model of the benchmark: "
              f"{', '.join(sorted({device_model(r) for r in bench_rows})) or 'no benchmark'} (with "
              "DMA capture a write() into a block under writeback waits where the file has stable "
              "writes, so that cost of the buffered fix is in the numbers: compare lbs-atomic-wb "
              "with lbs-only, the same device without atomic writes).  The benchmark's settings, "
-             "identical in every configuration except `full_page_writes` and `wal_compression`:\n")
+             "identical in every configuration except `full_page_writes`, `wal_compression` and "
+             "`synchronous_commit`:\n")
     L.append("```\n" + settings.rstrip() + "\n```\n")
     L += boot_lines(boots)
     L += blines
@@ -425,7 +455,10 @@ def main():
                  "the earlier rows have none) has no CHECKPOINT: with 4MB of shared_buffers and the kernel writing "
                  "dirty pages back within a second, the cut falls among eviction writes, N being "
                  "what the device holds unflushed after 3 s.  Data and WAL devices lose power at the "
-                 "same instant.  Then XFS log recovery, PostgreSQL crash recovery and the checks: the "
+                 "same instant: right after the WAL device acknowledged a write it has not flushed "
+                 "yet, one of two WAL pages or more (a group commit's) where one comes within 2 s "
+                 "(column wal_cut: *pages*, else *page*; earlier rows: any write), so that the "
+                 "coin can tear the WAL's tail; redo must end cleanly at its first torn record.  Then XFS log recovery, PostgreSQL crash recovery and the checks: the "
                  "recovery log searched for page verification failures and zeroed pages, "
                  "`pg_amcheck --all --heapallindexed --parent-check --rootdescend`, pg_visibility, "
                  "the ledger, a clean stop, `pg_checksums --check` and `xfs_repair -n`.  A cycle is "
@@ -447,14 +480,14 @@ def main():
         L.append("| configuration | device model | cycles | untested | corrupt | corrupt rate per cycle (95%) | "
                  "8k pages in flight | torn at the cut | cycles with a torn page | "
                  "of them file data | lost commits (cycles) | commits checked | "
-                 "cycles/hour | expectation | met |")
-        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+                 "WAL pages torn (cycles) | cycles/hour | expectation | met |")
+        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for c, m, s in crash_groups(crash):
             L.append(f"| {c} | {m} | {s['cycles']} | {s['untested']} | "
                      f"{s['corrupt']} | {rate_cell(c, s)} | "
                      f"{s['pages_in_flight']} | {s['pages_torn']} | {s['torn_cycles']} | "
-                     f"{split_cell(s)} | {s['lost']} | {s['commits_seen']} | "
-                     f"{fmt(s['cycles_per_hour'], 0)} | {EXPECT[c]} | "
+                     f"{split_cell(s)} | {lost_cell(c, s)} | {s['commits_seen']} | "
+                     f"{wal_cell(s)} | {fmt(s['cycles_per_hour'], 0)} | {EXPECT[c]} | "
                      f"{met_cell(c, s)} |")
         L.append("")
         L.append("Where the cuts fell (crash.sh): among the writes a CHECKPOINT issued (position "
@@ -608,8 +641,18 @@ def exposure(c, dma):
         cannot.append("torn XFS metadata blocks")
     else:
         can.append("torn XFS metadata blocks")
-    cannot.append("a torn WAL page (pg_wal on its own 4k volume with one unflushed write at a "
-                  "cut: the model does not tear the WAL)")
+    if t["pg_wal"] == "data":
+        if untorn or pawu >= bs:
+            cannot.append("a torn WAL page (pg_wal on this filesystem: its blocks are kept whole "
+                          "as the data's)")
+        else:
+            can.append("a torn WAL page of an acknowledged commit (pg_wal on this filesystem)")
+    else:
+        cannot.append("a torn page of acknowledged WAL (pg_wal on its own 4k volume: only its "
+                      "unflushed tail tears, which redo must stop at)")
+    if t["sync"] == "off":
+        can.append("losing acknowledged commits (synchronous_commit off: expected, the ledger's "
+                   "control)")
     return can, cannot
 
 
@@ -645,6 +688,13 @@ def meaning(crash):
                          f" — without full-page writes: every {int(CONFIG_TABLE[c]['xfs_bs']) // 1024}k "
                          "block of file data, and so every 8k page in it, persisted whole or not at all.")
                         if s['meets_expectation'] else " — THIS VIOLATES THE EXPECTATION."))
+        elif configs.expect(c) == "lost":
+            lo, hi = s["lost_ci95"] or (None, None)
+            L.append(f"- {name}: acknowledged commits lost in {s['lost']} of {s['tested']} tested "
+                     f"cycles (rate per cycle {fmt(100 * (lo or 0), 1)}-{fmt(100 * (hi or 0), 1)}%, "
+                     f"two-sided 95%), {s['corrupt']} corrupt"
+                     + (" — the ledger check bites: a commit the client saw can be caught missing."
+                        if s["meets_expectation"] else " — THIS VIOLATES THE EXPECTATION."))
         elif configs.expect(c) != "corrupt":
             ci = s["rate_ci95"]
             L.append(f"- {name}: {s['corrupt']} of {s['tested']} tested cycles corrupt"
@@ -663,7 +713,26 @@ def meaning(crash):
             L.append(f"- {name}: {s['corrupt']} of {s['tested']} tested cycles corrupt" + verdict
                      + clean_words(s["clean_cycles"]))
     L.append("")
+    L += wal_lines(crash)
     return L
+
+
+def wal_lines(crash):
+    """How often the WAL's unflushed tail tore at the cuts, over the cycles
+    with a WAL device of their own, and how many were cut right after a
+    write of several WAL pages."""
+    n = sum(s["wal_cycles"] for s in crash.values())
+    if not n:
+        return []
+    torn = sum(s["wal_torn_cycles"] for s in crash.values())
+    pages = sum(s["wal_pages_torn"] for s in crash.values())
+    multi = sum(s["wal_cut_pages"] for s in crash.values())
+    return [f"The WAL's unflushed tail tore (a WAL page part new, part old) in {torn} of {n} "
+            f"cycles with a WAL device of their own, {pages} pages in all.  {multi} of the {n} "
+            "cycles were cut right after a write of two WAL pages or more (the rest after a "
+            "one-page write, or before the cut waited for one).  A torn tail is never "
+            "acknowledged WAL: redo ends at its first bad record, and the recovery and ledger "
+            "checks above say whether it did so cleanly.\n"]
 
 
 if __name__ == "__main__":
