@@ -87,7 +87,7 @@ unfs() {
 	t_tornblk_remove "$1"
 }
 
-mapfile -t cfgs <<<"$(wl_configs protected control probe)" # the variants share their storage
+mapfile -t cfgs <<<"$(wl_configs protected protected-untorn control probe)" # the variants share their storage
 for cfg in "${cfgs[@]}"; do
 	wl_config "$cfg"
 	attrs=(physical_block_size="$WL_PAWU" pawu="$WL_PAWU")

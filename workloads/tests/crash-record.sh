@@ -132,8 +132,8 @@ if (
 ); then ok; else bad "adding a check"; fi
 
 # 6. The loader.
-if [ "$(wl_configs --crash | paste -sd' ')" = "$(wl_configs protected control probe lost-control | paste -sd' ')" ]; then ok; else
-	bad "the crash loop's roles are not protected, control, probe and lost-control"
+if [ "$(wl_configs --crash | paste -sd' ')" = "$(wl_configs protected protected-untorn control probe lost-control | paste -sd' ')" ]; then ok; else
+	bad "the crash loop's roles are not protected, protected-untorn, control, probe and lost-control"
 fi
 wl_config lbs-atomic-wb-onedev
 if [ "$WL_SYNC $WL_PGWAL" = "on data" ]; then ok; else bad "wl_config lbs-atomic-wb-onedev: $WL_SYNC $WL_PGWAL"; fi
@@ -149,7 +149,7 @@ fi
 wl_config lbs-atomic-off
 if [ "$WL_MOUNT $WL_ROLE" = "nountorn probe" ]; then ok; else bad "wl_config lbs-atomic-off: $WL_MOUNT $WL_ROLE"; fi
 wl_config lbs-atomic-wb
-if [ "$WL_XFS_BS $WL_PAWU $WL_ATOMIC $WL_FPW $WL_WALCOMP $WL_MOUNT $WL_ROLE" = "16384 4096 16384 off off - protected" ]; then ok; else
+if [ "$WL_XFS_BS $WL_PAWU $WL_ATOMIC $WL_FPW $WL_WALCOMP $WL_MOUNT $WL_ROLE" = "16384 4096 16384 off off - protected-untorn" ]; then ok; else
 	bad "wl_config lbs-atomic-wb: $WL_XFS_BS $WL_PAWU $WL_ATOMIC $WL_FPW $WL_WALCOMP $WL_MOUNT $WL_ROLE"
 fi
 if msg=$(wl_config no-such 2>&1); then bad "an unknown configuration was accepted"; else
