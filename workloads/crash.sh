@@ -207,7 +207,7 @@ wal_cut() {
 # cycle C: one crash and its verification (the checks of checks.sh);
 # appends its row, R, to the CSV.
 cycle() {
-	local c=$1 t0=$SECONDS w0 w1 n k=0 evict=0 evicted=NA e1 col sb where
+	local c=$1 t0=$SECONDS w0 w1 n k=0 evict=0 evicted=NA e1 col sb where av
 	R=()
 	LAPS=() LAP_T=$EPOCHREALTIME
 	CRASH_UNTESTED=()
@@ -237,12 +237,17 @@ cycle() {
 		writeback fast
 		evicted=$(evictions) || t_fail "cycle $c: no eviction count"
 	fi
-	sleep 8
 	# Autovacuum runs of the load so far (the statistics do not survive the
-	# crash; read before the flushes are held: a new connection then waits
-	# seconds for XFS's log).
-	R[autovacuums]=$(psql_q -d sbtest -c "SELECT coalesce(sum(autovacuum_count), 0) FROM pg_stat_user_tables") ||
-		t_fail "cycle $c: reading pg_stat_user_tables failed"
+	# crash), read during the load: a new connection takes seconds then, and
+	# once the flushes are held it waits for XFS's log.
+	(
+		sleep 3
+		psql_q -d sbtest -c "SELECT coalesce(sum(autovacuum_count), 0) FROM pg_stat_user_tables"
+	) >/tmp/autovacuums 2>&1 &
+	av=$!
+	sleep 8
+	wait "$av" || t_fail "cycle $c: reading pg_stat_user_tables failed: $(cat /tmp/autovacuums)"
+	R[autovacuums]=$(cat /tmp/autovacuums)
 	lap load
 	echo 1 >"$TB_CFG/$WL_DEV/hold_flush" || t_fail "cycle $c: hold_flush refused"
 	if [ "$evict" -eq 1 ]; then
