@@ -44,8 +44,9 @@ dma_us=1000
 # run NAME XFS-BS PAWU ATOMIC-MIN ATOMIC-MAX [LBA [OPTS]]: one race on a new
 # device of LBA-byte logical blocks (default 4096), XFS mounted with OPTS;
 # sets MIXED (torn + corrupt halves), WAIT_US (p50 of the first write()
-# after a writeback start), ROUNDS and ATOMIC_WRITES (REQ_ATOMIC writes the
-# device saw during the race, which stamps every block once first).
+# after a writeback start), ROUNDS, ATOMIC_WRITES (REQ_ATOMIC writes the
+# device saw during the race, which stamps every block once first) and
+# CHANGED (pages tornblk saw changed while it captured them).
 run() {
 	local name=$1 bs=$2 lba=${6:-4096} mnt=/mnt/$1 atomic=() out before
 	[ "$5" = 0 ] || atomic=(atomic_unit_min="$4" atomic_unit_max="$5")
@@ -65,8 +66,9 @@ run() {
 	[ "${ROUNDS:-0}" -gt 0 ] ||
 		t_fail "$name: atomicw race printed no rounds or no write() wait time"
 	ATOMIC_WRITES=$(($(t_tornblk_stat "$name" atomic_writes) - before))
+	CHANGED=$(t_tornblk_stat "$name" dma_pages_changed)
 	t_log "$name: $(t_tornblk_stat "$name" dma_writes) writes captured after submission," \
-		"$ATOMIC_WRITES REQ_ATOMIC"
+		"$ATOMIC_WRITES REQ_ATOMIC, $CHANGED pages changed while captured"
 	# Every REQ_ATOMIC write the device saw (the race's and the file's
 	# preparation) is one whole, aligned 16k block.  The size buckets are
 	# powers of two, but the block layer only passes atomic writes of
@@ -97,6 +99,9 @@ run racy 16384 16384 0 0
 [ "$MIXED" -gt 0 ] || t_fail "control: no torn or corrupt half on a device without atomic writes (the model shows no race)"
 [ "$ATOMIC_WRITES" = 0 ] || t_fail "racy: $ATOMIC_WRITES REQ_ATOMIC writes from a file that does not qualify"
 [ "$WAIT_US" -lt "$dma_us" ] || t_fail "racy: write() waited ${WAIT_US} us for writeback without stable writes"
+# The device's own count of the race (what the crash loop records for
+# PostgreSQL's writes): it saw pages change while it read them.
+[ "$CHANGED" -gt 0 ] || t_fail "racy: tornblk counted no page changed during its capture, though halves were mixed"
 racy=$MIXED
 
 run atomicoff 16384 4096 4096 16384 4096 nountorn
@@ -119,6 +124,7 @@ for name in atomic atomicwb lba16k; do
 	lba16k) run "$name" 16384 16384 16384 16384 16384 ;;
 	esac
 	[ "$MIXED" = 0 ] || t_fail "$name: $MIXED torn or corrupt halves with the fix"
+	[ "$CHANGED" = 0 ] || t_fail "$name: $CHANGED pages changed while the device captured them, with stable writes"
 	# Each round starts writeback of its block twice, and with stable
 	# writes the block is never still under writeback the second time.
 	[ "$ATOMIC_WRITES" -ge $((2 * ROUNDS)) ] ||

@@ -98,6 +98,29 @@ static u8 *capture(struct bio *bio, u32 delay_us)
 	return buf;
 }
 
+/*
+ * The pages of @bio whose data no longer match what capture() took into
+ * @buf: a writer changed them while the device was reading the write (the
+ * writeback race; never with stable writes).  A page changed before its
+ * own capture is not seen, and is harmless: the device took the new data.
+ */
+static u64 changed_pages(struct bio *bio, const u8 *buf)
+{
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	u32 off = 0;
+	u64 n = 0;
+
+	bio_for_each_segment(bv, bio, iter) {
+		void *p = bvec_kmap_local(&bv);
+
+		n += memcmp(buf + off, p, bv.bv_len) != 0;
+		kunmap_local(p);
+		off += bv.bv_len;
+	}
+	return n;
+}
+
 static void tornblk_dma_work(struct work_struct *work)
 {
 	struct tornblk_dma *d = container_of(work, struct tornblk_dma, work);
@@ -105,10 +128,14 @@ static void tornblk_dma_work(struct work_struct *work)
 	struct bio_list failed = BIO_EMPTY_LIST;
 	struct bio *bio = d->bio;
 	blk_status_t status;
+	u64 changed = 0;
 	u8 *buf;
 
 	buf = capture(bio, d->delay_us);
+	if (buf)
+		changed = changed_pages(bio, buf);
 	tornblk_lock(dev);
+	dev->stats.dma_pages_changed += changed;
 	if (dev->stats.cuts != d->cuts || !dev->powered) {
 		/* the power failed before the capture ended */
 		dev->stats.io_errors++;

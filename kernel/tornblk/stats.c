@@ -97,6 +97,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "last_flush_write %llu\n", st->last_flush_write);
 	seq_printf(m, "dma_writes %llu\ndma_inflight %u\n", st->dma_writes,
 		   dev->dma_inflight);
+	seq_printf(m, "dma_pages_changed %llu\n", st->dma_pages_changed);
 	tornblk_unlock(dev);
 	mutex_unlock(&tornblk_cfg_lock);
 	return 0;
