@@ -32,6 +32,15 @@ struct tornblk_dma {
 	u32 delay_us;
 };
 
+static bool tornblk_cut_counts(struct tornblk_dev *dev, struct bio *bio,
+			       u32 len)
+{
+	if (!dev->cut_min_bytes)
+		return true;
+	return len >= dev->cut_min_bytes &&
+	       !(bio->bi_opf & (REQ_FUA | REQ_META));
+}
+
 /* Store a write whose data was copied to @buf (which the cache takes). */
 static blk_status_t tornblk_write_captured(struct tornblk_dev *dev,
 					   struct bio *bio, u8 *buf,
@@ -50,10 +59,12 @@ static blk_status_t tornblk_write_captured(struct tornblk_dev *dev,
 	/*
 	 * An armed cut strikes right after the device acknowledged the
 	 * chosen write: a point in the I/O stream rather than in time, so
-	 * that a test can land it among the writes it cares about.  Writes
-	 * shorter than cut_min_bytes do not count.
+	 * that a test can land it among the writes it cares about.  With
+	 * cut_min_bytes, only file data that stays in the cache counts: a
+	 * write of at least that size, neither FUA nor the filesystem's own
+	 * (REQ_META).
 	 */
-	if (dev->cut_after_writes && len >= dev->cut_min_bytes &&
+	if (dev->cut_after_writes && tornblk_cut_counts(dev, bio, len) &&
 	    !--dev->cut_after_writes)
 		tornblk_group_cut(dev, "armed write count reached", failed);
 	return BLK_STS_OK;

@@ -114,7 +114,7 @@ struct tornblk_dev {
 	u64 seed;
 	u32 persist_pct;
 	u64 cut_after_writes;	/* armed: cut right after this many more writes */
-	u32 cut_min_bytes;	/* ... counting only writes of at least this */
+	u32 cut_min_bytes;	/* ... counting only data writes of at least this */
 	u32 tear_unit;		/* granularity of the torn-piece counts */
 	u64 cut_rewind_to;	/* a cut drops cached writes numbered above */
 	bool hold_flush;	/* park flushes and FUA writes until a cut */
