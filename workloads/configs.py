@@ -119,10 +119,10 @@ def num(v):
 
 def tally(rows):
     """The counts the rules look at, over crash.csv rows: cycles, tested,
-    corrupt, untested, lost, and the torn pieces of file data (pages_torn
+    corrupt, untested, lost (lost_tested: of them tested), and the torn pieces of file data (pages_torn
     less meta_pages_torn; data_torn_unknown counts cycles from before
     tornblk told XFS's own writes apart that had torn pieces)."""
-    t = {"cycles": 0, "tested": 0, "corrupt": 0, "untested": 0, "lost": 0,
+    t = {"cycles": 0, "tested": 0, "corrupt": 0, "untested": 0, "lost": 0, "lost_tested": 0,
          "data_torn": 0, "meta_torn": 0, "data_torn_unknown": 0}
     for r in rows:
         v = r["verdict"]
@@ -131,6 +131,7 @@ def tally(rows):
         t["untested"] += v.startswith("untested")
         t["tested"] += not v.startswith("untested")
         t["lost"] += v.endswith("lost")
+        t["lost_tested"] += v.endswith("lost") and not v.startswith("untested")
         meta, torn = num(r.get("meta_pages_torn")), num(r.get("pages_torn"))
         if meta is not None and torn is not None:
             if meta > torn:
@@ -166,8 +167,8 @@ def judge(c, t, min_rate=CONTROL_MIN_RATE):
             why.append(f"corrupt in {t['corrupt']} of {t['tested']} tested cycles: the checks "
                        "are not biting")
     elif e == "lost" and t["tested"]:
-        if t["lost"] == 0 or t["lost"] < min_rate * t["tested"]:
-            why.append(f"acknowledged commits lost in {t['lost']} of {t['tested']} tested "
+        if t["lost_tested"] == 0 or t["lost_tested"] < min_rate * t["tested"]:
+            why.append(f"acknowledged commits lost in {t['lost_tested']} of {t['tested']} tested "
                        "cycles: the ledger check is not biting")
     return why
 

@@ -72,17 +72,19 @@ def summarize_crash(rows):
     out = {}
     for (c, m), rs in groups.items():
         t = configs.tally(rs)
-        s = out[(c, m)] = {k: t[k] for k in ("cycles", "tested", "corrupt", "untested", "lost")}
+        s = out[(c, m)] = {k: t[k] for k in ("cycles", "tested", "corrupt", "untested", "lost",
+                                             "lost_tested")}
         s.update({"torn_writes": 0, "recovery_failed": 0, "mount_failed": 0,
                   "pages_in_flight": 0, "pages_torn": 0, "wal_cached_writes": 0,
                   "bad_checksums": 0, "commits_seen": 0, "torn_cycles": 0, "seconds": 0,
                   "wal_cycles": 0, "wal_torn_cycles": 0, "wal_pages_torn": 0,
-                  "wal_cut_pages": 0})
+                  "wal_cut_pages": 0, "dma_cycles": 0, "dma_changed_cycles": 0,
+                  "dma_pages_changed": 0})
         s.update({k: t[k] for k in ("data_torn_unknown", "meta_torn", "data_torn")})
         s.update({"clean_cycles": [], "where": {w: [0, 0, 0] for w in CUT_WHERE}})
         for r in rs:
             v = r["verdict"]
-            if v == "clean" and not is_protected(c):
+            if v == "clean" and configs.expect(c) in ("corrupt", "none"):
                 # What a control's clean cycle had at its cut: the reason it
                 # found nothing (few or no torn pieces, or only XFS's).
                 s["clean_cycles"].append({k: r.get(k) or "" for k in (
@@ -100,6 +102,10 @@ def summarize_crash(rows):
                 s["wal_torn_cycles"] += num(r["wal_pages_torn"]) > 0
                 s["wal_pages_torn"] += int(num(r["wal_pages_torn"]))
                 s["wal_cut_pages"] += r.get("wal_cut") == "pages"
+            if num(r.get("dma_pages_changed")) is not None:  # recorded since tornblk counts it
+                s["dma_cycles"] += 1
+                s["dma_changed_cycles"] += num(r["dma_pages_changed"]) > 0
+                s["dma_pages_changed"] += int(num(r["dma_pages_changed"]))
             for k in ("torn_writes", "pages_in_flight", "pages_torn", "wal_cached_writes",
                       "commits_seen", "seconds"):
                 s[k] += int(num(r.get(k)) or 0)
@@ -108,7 +114,7 @@ def summarize_crash(rows):
         # Only the cycle is a trial: the pages of one cut are not independent
         # (one cut, one moment, one set of writes), so no rate per page.
         s["rate_ci95"] = binom_interval(s["corrupt"], s["tested"])
-        s["lost_ci95"] = binom_interval(s["lost"], s["tested"])
+        s["lost_ci95"] = binom_interval(s["lost_tested"], s["tested"])
         s["cycles_per_hour"] = 3600 * s["cycles"] / s["seconds"] if s["seconds"] else None
         s["meets_expectation"] = not configs.judge(c, s)
     return out
@@ -198,7 +204,7 @@ def lost_cell(c, s):
     if configs.expect(c) != "lost" or not s["tested"]:
         return str(s["lost"])
     lo, hi = s["lost_ci95"]
-    return f"{s['lost']}/{s['tested']} ({fmt(100 * lo, 1)}-{fmt(100 * hi, 1)}%)"
+    return f"{s['lost_tested']}/{s['tested']} ({fmt(100 * lo, 1)}-{fmt(100 * hi, 1)}%)"
 
 
 def wal_cell(s):
@@ -437,8 +443,8 @@ def main():
              "DMA capture a write() into a block under writeback waits where the file has stable "
              "writes, so that cost of the buffered fix is in the numbers: compare lbs-atomic-wb "
              "with lbs-only, the same device without atomic writes).  The benchmark's settings, "
-             "identical in every configuration except `full_page_writes`, `wal_compression` and "
-             "`synchronous_commit`:\n")
+             "identical in every configuration except `full_page_writes`, `wal_compression`, "
+             "`synchronous_commit` and where `pg_wal` is:\n")
     L.append("```\n" + settings.rstrip() + "\n```\n")
     L += boot_lines(boots)
     L += blines
@@ -456,9 +462,11 @@ def main():
                  "dirty pages back within a second, the cut falls among eviction writes, N being "
                  "what the device holds unflushed after 3 s.  Data and WAL devices lose power at the "
                  "same instant: right after the WAL device acknowledged a write it has not flushed "
-                 "yet, one of two WAL pages or more (a group commit's) where one comes within 2 s "
-                 "(column wal_cut: *pages*, else *page*; earlier rows: any write), so that the "
-                 "coin can tear the WAL's tail; redo must end cleanly at its first torn record.  Then XFS log recovery, PostgreSQL crash recovery and the checks: the "
+                 "yet, one of 16k or more (two WAL pages) where one comes within 2 s (column "
+                 "wal_cut: *pages*, else *page*; earlier rows: any write), so that the coin can "
+                 "tear the WAL's tail; redo must end cleanly at its first torn record.  With "
+                 "pg_wal *data* there is one device, and the cut at write k takes the WAL writes "
+                 "among the first k with it (wal_cut *data*).  Then XFS log recovery, PostgreSQL crash recovery and the checks: the "
                  "recovery log searched for page verification failures and zeroed pages, "
                  "`pg_amcheck --all --heapallindexed --parent-check --rootdescend`, pg_visibility, "
                  "the ledger, a clean stop, `pg_checksums --check` and `xfs_repair -n`.  A cycle is "
@@ -641,18 +649,15 @@ def exposure(c, dma):
         cannot.append("torn XFS metadata blocks")
     else:
         can.append("torn XFS metadata blocks")
-    if t["pg_wal"] == "data":
-        if untorn or pawu >= bs:
-            cannot.append("a torn WAL page (pg_wal on this filesystem: its blocks are kept whole "
-                          "as the data's)")
-        else:
-            can.append("a torn WAL page of an acknowledged commit (pg_wal on this filesystem)")
-    else:
-        cannot.append("a torn page of acknowledged WAL (pg_wal on its own 4k volume: only its "
-                      "unflushed tail tears, which redo must stop at)")
+    where = ("on this filesystem" + (", whose blocks go whole" if untorn or pawu >= bs else "")
+             if t["pg_wal"] == "data" else "on its own 4k volume")
     if t["sync"] == "off":
-        can.append("losing acknowledged commits (synchronous_commit off: expected, the ledger's "
-                   "control)")
+        can.append(f"losing acknowledged commits (synchronous_commit off: the unflushed WAL tail "
+                   f"holds them, pg_wal {where}; expected, the ledger's control)")
+    else:
+        cannot.append(f"a torn page of acknowledged WAL (pg_wal {where}: a rewritten WAL page "
+                      "holds the same acknowledged prefix in both versions; only the unflushed "
+                      "tail can tear, which redo must stop at)")
     return can, cannot
 
 
@@ -690,7 +695,7 @@ def meaning(crash):
                         if s['meets_expectation'] else " — THIS VIOLATES THE EXPECTATION."))
         elif configs.expect(c) == "lost":
             lo, hi = s["lost_ci95"] or (None, None)
-            L.append(f"- {name}: acknowledged commits lost in {s['lost']} of {s['tested']} tested "
+            L.append(f"- {name}: acknowledged commits lost in {s['lost_tested']} of {s['tested']} tested "
                      f"cycles (rate per cycle {fmt(100 * (lo or 0), 1)}-{fmt(100 * (hi or 0), 1)}%, "
                      f"two-sided 95%), {s['corrupt']} corrupt"
                      + (" — the ledger check bites: a commit the client saw can be caught missing."
@@ -713,24 +718,45 @@ def meaning(crash):
             L.append(f"- {name}: {s['corrupt']} of {s['tested']} tested cycles corrupt" + verdict
                      + clean_words(s["clean_cycles"]))
     L.append("")
+    L += race_lines(crash)
     L += wal_lines(crash)
+    return L
+
+
+def race_lines(crash):
+    """How often the writeback race had its chance: pages of the data device
+    that changed while tornblk was still capturing them (kernel/tornblk:
+    dma_pages_changed, over each cycle's load), per configuration with
+    cycles that recorded it."""
+    rows = [(c, m, s) for c, m, s in crash_groups(crash) if s["dma_cycles"]]
+    if not rows:
+        return []
+    L = ["The writeback race's chances, counted by the device: pages PostgreSQL (or XFS) "
+         "changed while tornblk was still reading them by DMA, over each cycle's load (0 "
+         "wherever the file has stable writes; a change is a chance to tear, not a tear):\n"]
+    for c, m, s in rows:
+        L.append(f"- {c} ({m}): {s['dma_pages_changed']} pages in {s['dma_changed_cycles']} of "
+                 f"{s['dma_cycles']} cycles.")
+    L.append("")
     return L
 
 
 def wal_lines(crash):
     """How often the WAL's unflushed tail tore at the cuts, over the cycles
-    with a WAL device of their own, and how many were cut right after a
-    write of several WAL pages."""
+    with a WAL device of their own and synchronous_commit on, and how many
+    were cut right after a write of 16k or more."""
+    crash = {k: s for k, s in crash.items() if CONFIG_TABLE[k[0]]["sync"] == "on"}
     n = sum(s["wal_cycles"] for s in crash.values())
     if not n:
         return []
     torn = sum(s["wal_torn_cycles"] for s in crash.values())
     pages = sum(s["wal_pages_torn"] for s in crash.values())
     multi = sum(s["wal_cut_pages"] for s in crash.values())
-    return [f"The WAL's unflushed tail tore (a WAL page part new, part old) in {torn} of {n} "
-            f"cycles with a WAL device of their own, {pages} pages in all.  {multi} of the {n} "
-            "cycles were cut right after a write of two WAL pages or more (the rest after a "
-            "one-page write, or before the cut waited for one).  A torn tail is never "
+    return [f"The WAL's unflushed tail tore (an 8k piece of the WAL device part new, part old) "
+            f"in {torn} of {n} cycles with a WAL device of their own and synchronous_commit on, "
+            f"{pages} pieces in all.  {multi} of the {n} cycles were cut right after a cached "
+            "write of 16k or more (the rest after a shorter one, or before the cut waited for "
+            "one).  A torn tail is never "
             "acknowledged WAL: redo ends at its first bad record, and the recovery and ledger "
             "checks above say whether it did so cleanly.\n"]
 

@@ -79,6 +79,8 @@ def main():
         check(rc == 1 and "ledger" in out, f"a ledger control without a lost commit passes: {out}")
         rc, out = judge_cli(d, [("baseline-async", "clean", 0, 0), ("baseline-async", "clean+lost", 0, 0)])
         check(rc == 0, f"a ledger control with a lost commit fails: {out}")
+        rc, out = judge_cli(d, [("baseline-async", "untested+lost", 0, 0), ("baseline-async", "clean", 0, 0)])
+        check(rc == 1 and "0 of 1" in out, f"an untested cycle's lost commits make a ledger control pass: {out}")
         rc, out = judge_cli(d, [("baseline-async", "corrupt+lost", 0, 0)])
         check(rc == 1 and "1 corrupt" in out, f"a corrupt ledger control passes: {out}")
         rc, out = judge_cli(d, [("baseline", "clean", 0, 0), ("unsafe", "clean", 0, 0)])

@@ -72,13 +72,18 @@ def main():
     can = report.exposure("baseline-async", 100)[0]
     check(any("acknowledged commits" in x for x in can), f"baseline-async (synchronous_commit off): {can}")
     # The ledger's control: its rate is of lost commits; the WAL's tears per cycle.
-    s = {"tested": 10, "lost": 9, "lost_ci95": report.binom_interval(9, 10), "wal_cycles": 10,
+    s = {"tested": 10, "lost": 9, "lost_tested": 9, "lost_ci95": report.binom_interval(9, 10), "wal_cycles": 10,
          "wal_torn_cycles": 6, "wal_pages_torn": 8}
     check(report.lost_cell("baseline-async", s).startswith("9/10 (55.5-99.7%)"),
           f"the ledger control's lost cell: {report.lost_cell('baseline-async', s)}")
     check(report.lost_cell("baseline", s) == "9", f"a protected lost cell: {report.lost_cell('baseline', s)}")
     check(report.wal_cell(s) == "8 (6 of 10)", f"WAL cell: {report.wal_cell(s)}")
     check(report.wal_cell(dict(s, wal_cycles=0)) == "-", "a WAL cell without a WAL device")
+    race = report.race_lines({("lbs-atomic-off", "DMA capture 100 us/page"):
+                              {"dma_cycles": 4, "dma_changed_cycles": 1, "dma_pages_changed": 7},
+                              ("lbs-atomic", "DMA capture 100 us/page"): {"dma_cycles": 0}})
+    check(len(race) == 3 and "lbs-atomic-off (DMA capture 100 us/page): 7 pages in 1 of 4 cycles" in race[1],
+          f"the race's chances: {race}")
 
     with tempfile.TemporaryDirectory() as d:
         # 60 clean cycles with DMA capture, 2 corrupt ones copied at submission:
