@@ -50,6 +50,8 @@
 # numbers continue after the rows already there) and each cycle's server
 # log and pg_amcheck output are kept in DIR/logs/ (amcheck_errors counts
 # the relations pg_amcheck reported, one header line each).
+# dma_pages_changed: the data device's pages changed while it captured them
+# during the cycle (the writeback race's chances).
 # pages_torn counts the data device's torn 8k pieces, meta_pages_torn those
 # of them in XFS's log and metadata writes (REQ_META; the mount, recovery
 # and xfs_repair checks judge what they did): the rest are file data.
@@ -158,7 +160,9 @@ evictions() {
 }
 
 # The tornblk counters each cycle records at the cut: column -> counter of
-# the data device (wal_*: of the WAL device).
+# the data device (wal_*: of the WAL device).  dma_pages_changed counts the
+# whole cycle's load: pages PostgreSQL (or XFS) changed while the device was
+# still reading them, the writeback race's chances (0 with stable writes).
 declare -A CUT_STATS=([data_cached_writes]=cut_writes [data_rewound_writes]=cut_rewound
 	[torn_writes]=cut_writes_torn [units_kept]=cut_units_persisted [units_lost]=cut_units_dropped
 	[pages_in_flight]=cut_pieces [pages_partial]=cut_pieces_partial [pages_torn]=cut_pieces_torn
@@ -176,12 +180,14 @@ lap() {
 # wal_cut: the instant of the cut, when pg_wal has a device of its own:
 # right after the WAL device acknowledges a write, before it is flushed, so
 # that the WAL tail is in the volatile cache too (commits go on while the
-# checkpoint waits).  A write of two WAL pages or more (a group commit's)
-# is waited for first, 2 s at most: the coin can tear it between its
-# pages, a one-page write only where the page's both halves changed.
-# R[wal_cut]: pages (a cut after such a write), page (after a shorter
-# one), none (no WAL write in 5 s: cut by hand) or data (pg_wal is on the
-# data device, whose cut takes the WAL tail with it).
+# checkpoint waits).  A cached WAL file write of 16k or more (two WAL
+# pages: a group commit's, or full-page images) is waited for first, 2 s
+# at most (tornblk's cut_min_bytes, which leaves FUA and XFS's own writes
+# out): the coin can tear it between its pages, a one-page write only
+# where the page's both halves changed.  R[wal_cut]: pages (a cut after
+# such a write), page (after a shorter one), none (no write of 16k in 2 s,
+# then none at all in 3 s: cut by hand) or data (pg_wal is on the data
+# device, whose cut takes the WAL tail with it).
 wal_cut() {
 	local min tries p=1
 	R[wal_cut]=data
@@ -338,7 +344,8 @@ for c in $(seq "$first" $((first + cycles - 1))); do
 	t_log "cycle $c ($((c - first + 1)) of $cycles; $config: XFS $WL_XFS_BS, pawu $WL_PAWU, atomic $WL_ATOMIC, full_page_writes $WL_FPW, synchronous_commit $WL_SYNC, pg_wal $WL_PGWAL, DMA capture ${WL_DMA_DELAY_US} us/page)"
 	cycle "$c"
 	if [ "$until" -eq 1 ]; then
-		case $expected:${VERDICTS[-1]} in corrupt:corrupt* | lost:*lost) break ;; esac
+		# (an untested cycle shows nothing: its lost commits are not counted)
+		case $expected:${VERDICTS[-1]} in corrupt:corrupt* | lost:clean+lost | lost:corrupt+lost) break ;; esac
 	fi
 done
 n=${#VERDICTS[@]}
