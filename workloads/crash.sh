@@ -112,14 +112,32 @@ expected=$(wl_role_field "$WL_ROLE" expect)
 
 wl_template
 
+# ckpt_syncing PID: the checkpointer PID is in fsync(2) or fdatasync(2) of
+# a relation's or an SLRU's file: ProcessSyncRequests, the fsyncs of its
+# buffer writes (pg_stat_activity's DataFileSync and SLRUSync).  Read from
+# /proc (the syscall it is blocked in, and what its descriptor names), as
+# a new connection to ask the server takes seconds under this load.
+ckpt_syncing() {
+	local nr fd rest path
+	read -r nr fd rest <"/proc/$1/syscall" 2>/dev/null || return 1
+	case $nr in 74 | 75) ;; *) return 1 ;; esac # x86-64: fsync, fdatasync
+	path=$(readlink "/proc/$1/fd/$((fd))" 2>/dev/null) || return 1
+	case ${path#"$WL_DATA"/} in
+	base/* | global/* | pg_xact/* | pg_multixact/* | pg_subtrans/* | pg_commit_ts/* | pg_serial/* | pg_notify/*) return 0 ;;
+	esac
+	return 1
+}
+
 # wait_ckpt_fsync: wait until the checkpointer waits in an fsync of its
 # buffer writes (ProcessSyncRequests) that the data device holds.  A flush
 # held earlier (an fsync before the buffer writes, an XFS log force) is let
 # through, as a device would.  CK_MODE says how the wait ended (fsync or
 # timeout); RELEASED counts the flushes let through.
 wait_ckpt_fsync() {
-	local tries=1200 held ev prev=-1 w stable=0
+	local tries=1200 held prev=-1 w stable=0 ckpt
 	CK_MODE=timeout
+	ckpt=$(pgrep -u postgres -f '^postgres: .*checkpointer') || t_fail "no checkpointer process"
+	[[ $ckpt =~ ^[0-9]+$ ]] || t_fail "not one checkpointer process: $ckpt"
 	while [ $tries -gt 0 ]; do
 		sleep 0.1
 		tries=$((tries - 1))
@@ -128,10 +146,10 @@ wait_ckpt_fsync() {
 		if [ "$w" = "$prev" ]; then stable=$((stable + 1)); else stable=0; fi
 		prev=$w
 		if [ "$held" -eq 0 ] || [ $stable -lt 3 ]; then continue; fi
-		ev=$(psql_q -c "SELECT wait_event FROM pg_stat_activity WHERE backend_type = 'checkpointer'" 2>/dev/null) || ev=
-		case $ev in
-		DataFileSync | SLRUSync) CK_MODE=fsync; return 0 ;;
-		esac
+		if ckpt_syncing "$ckpt"; then
+			CK_MODE=fsync
+			return 0
+		fi
 		echo 0 >"$TB_CFG/$WL_DEV/hold_flush"
 		echo 1 >"$TB_CFG/$WL_DEV/hold_flush"
 		RELEASED=$((RELEASED + 1))
