@@ -269,6 +269,13 @@ cycle() {
 		psql_q -d sbtest -c "SELECT coalesce(sum(autovacuum_count), 0) FROM pg_stat_user_tables"
 	) >/tmp/autovacuums 2>&1 &
 	av=$!
+	if [ "$evict" -eq 0 ]; then
+		# The CHECKPOINT's client connects now and reads its command from a
+		# FIFO once the flushes are held (connecting then takes seconds).
+		rm -f /tmp/checkpoint.sql
+		mkfifo /tmp/checkpoint.sql || t_fail "mkfifo /tmp/checkpoint.sql failed"
+		(psql_q -f /tmp/checkpoint.sql) >/dev/null 2>&1 &
+	fi
 	sleep 8
 	wait "$av" || t_fail "cycle $c: reading pg_stat_user_tables failed: $(cat /tmp/autovacuums)"
 	R[autovacuums]=$(cat /tmp/autovacuums)
@@ -281,7 +288,7 @@ cycle() {
 		R[cut_mode]=evict
 		[ "$evicted" != 0 ] || crash_untested "PostgreSQL evicted no buffer"
 	else
-		(psql_q -c CHECKPOINT) >/dev/null 2>&1 &
+		(timeout 120 bash -c 'echo "CHECKPOINT;" >/tmp/checkpoint.sql') &
 		wait_ckpt_fsync
 		R[cut_mode]=$CK_MODE
 	fi
