@@ -357,12 +357,14 @@ cycle() {
 	lap remove
 	t_log "cycle $c: seconds by step: ${LAPS[*]}"
 	VERDICTS+=("${R[verdict]}")
+	case ${R[cut_mode]} in timeout*) CK_TIMEOUTS=$((CK_TIMEOUTS + 1)) ;; esac
 	if [[ ${R[pages_torn]} =~ ^[0-9]+$ ]] && [[ ${R[meta_pages_torn]} =~ ^[0-9]+$ ]]; then
 		DATA_TORN=$((DATA_TORN + R[pages_torn] - R[meta_pages_torn]))
 	fi
 }
 
 VERDICTS=()
+CK_TIMEOUTS=0 # cycles whose wait for the checkpoint's fsync ran out
 DATA_TORN=0 # torn pieces of file data (not XFS's log or metadata) at the cuts
 t0=$SECONDS
 for c in $(seq "$first" $((first + cycles - 1))); do
@@ -383,6 +385,10 @@ secs=$((SECONDS - t0))
 summary="$config: $n cycles, $corrupt corrupt, $lost with lost commits, $untested untested, $DATA_TORN torn pieces of file data; $secs s, $((n * 3600 / (secs > 0 ? secs : 1))) cycles/hour"
 t_log "$summary"
 if [ "$check" -eq 1 ]; then
+	# The cut is placed by finding the checkpointer in its fsync: a wait that
+	# ran out means that search is broken (the cut then lands elsewhere).
+	[ "$CK_TIMEOUTS" -eq 0 ] ||
+		t_fail "$config: $CK_TIMEOUTS cycles never found the checkpointer in its fsync (cut_mode timeout)"
 	# The CSV holds this run's cycles only (--check starts it afresh).
 	python3 /lbs/src/workloads/configs.py judge "$csv" >&2 || t_fail "$config: its cycles break its role's rule (above): $summary"
 fi
