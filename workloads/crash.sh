@@ -184,7 +184,7 @@ evictions() {
 declare -A CUT_STATS=([data_cached_writes]=cut_writes [data_rewound_writes]=cut_rewound
 	[torn_writes]=cut_writes_torn [units_kept]=cut_units_persisted [units_lost]=cut_units_dropped
 	[pages_in_flight]=cut_pieces [pages_partial]=cut_pieces_partial [pages_torn]=cut_pieces_torn
-	[meta_pages_torn]=cut_pieces_torn_meta)
+	[meta_pages_torn]=cut_pieces_torn_meta [dma_pages_changed]=dma_pages_changed)
 declare -A CUT_WALSTATS=([wal_cached_writes]=cut_writes [wal_pages_torn]=cut_pieces_torn)
 
 # lap NAME: the time since the last lap (or the cycle's start), added to
@@ -350,7 +350,7 @@ cycle() {
 	t_log "cycle $c: $where with $n unflushed writes, cut after $k (${R[cut_fraction]}); data" \
 		"${R[data_cached_writes]} cached (${R[data_rewound_writes]} rewound, ${R[torn_writes]} torn writes," \
 		"pages ${R[pages_in_flight]} in flight ${R[pages_partial]} partial ${R[pages_torn]} torn," \
-		"${R[meta_pages_torn]} of them XFS's), WAL ${R[wal_cached_writes]} cached (${R[wal_pages_torn]}" \
+		"${R[meta_pages_torn]} of them XFS's; ${R[dma_pages_changed]} changed while captured), WAL ${R[wal_cached_writes]} cached (${R[wal_pages_torn]}" \
 		"pages torn, cut ${R[wal_cut]}); $(crash_findings): ${R[verdict]}${CRASH_DAMAGE[*]:+ (found: ${CRASH_DAMAGE[*]})}${CRASH_UNTESTED[*]:+ (untested: ${CRASH_UNTESTED[*]})}"
 	crash_row >>"$csv"
 	wl_device_remove
