@@ -652,11 +652,13 @@ def exposure(c, dma):
         cannot.append("torn XFS metadata blocks")
     else:
         can.append("torn XFS metadata blocks")
-    where = ("on this filesystem" + (", whose blocks go whole" if untorn or pawu >= bs else "")
-             if t["pg_wal"] == "data" else "on its own 4k volume")
+    whole = t["pg_wal"] == "data" and (untorn or pawu >= bs)
+    where = "on this filesystem" if t["pg_wal"] == "data" else "on its own 4k volume"
     if t["sync"] == "off":
         can.append(f"losing acknowledged commits (synchronous_commit off: the unflushed WAL tail "
                    f"holds them, pg_wal {where}; expected, the ledger's control)")
+    elif whole:
+        cannot.append(f"a torn WAL page (pg_wal {where}, whose blocks go whole as the data's)")
     else:
         cannot.append(f"a torn page of acknowledged WAL (pg_wal {where}: a rewritten WAL page "
                       "holds the same acknowledged prefix in both versions; only the unflushed "
@@ -674,8 +676,10 @@ def exposure_lines(crash):
         dmas = {int(m.split()[2]) if m.startswith("DMA") else 0
                 for c2, m, _ in crash_groups(crash) if c2 == c}
         can, cannot = exposure(c, max(dmas))
-        fpw = " (repaired by full-page images)" if CONFIG_TABLE[c]["fpw"] == "on" and can else ""
-        L.append(f"- {c}: can fail through " + ("; ".join(can) + fpw if can else "nothing the "
+        if CONFIG_TABLE[c]["fpw"] == "on":
+            can = [x if x.startswith("losing") else x + " (repaired by full-page images)"
+                   for x in can]
+        L.append(f"- {c}: can fail through " + ("; ".join(can) if can else "nothing the "
                  "model injects") + "; cannot through " + "; ".join(cannot) + ".")
     L.append("")
     return L
