@@ -194,14 +194,16 @@ check_amcheck() {
 # Rows pg_visibility finds wrongly marked all-visible or all-frozen in the
 # user tables.
 check_visibility() {
-	R[visibility_errors]=$(psql_q -d sbtest -c "SELECT (SELECT count(*) FROM pg_check_visible(c.oid)) +
+	wl_sess_open
+	R[visibility_errors]=$(wl_sess_q "SELECT (SELECT count(*) FROM pg_check_visible(c.oid)) +
 		(SELECT count(*) FROM pg_check_frozen(c.oid))
-		FROM pg_class c WHERE c.relkind IN ('r', 'm') AND c.relnamespace = 'public'::regnamespace" |
+		FROM pg_class c WHERE c.relkind IN ('r', 'm') AND c.relnamespace = 'public'::regnamespace;" |
 		awk '{ s += $1 } END { print s + 0 }') || t_fail "cycle $CYCLE: pg_visibility query failed"
 }
 
 check_ledger() {
-	psql_q -d sbtest -c "COPY (SELECT tid || ' ' || seq FROM ledger) TO STDOUT" \
+	wl_sess_open
+	wl_sess_q "COPY (SELECT tid || ' ' || seq FROM ledger) TO STDOUT;" \
 		>/tmp/ledger.db || t_fail "cycle $CYCLE: reading the ledger failed"
 	touch "$CYCLE_LEDGER"
 	awk '$1 == "c" { print $2, $3 }' "$CYCLE_LEDGER" | sort >/tmp/ledger.seen
@@ -222,16 +224,18 @@ check_pg_xact() {
 	awk 'NF >= 4 && ($1 == "c" || $1 == "a") { print $1 "\t" $2 "\t" $3 "\t" $4 }' \
 		"$CYCLE_LEDGER" >/tmp/ledger.xact
 	R[xact_checked]=$(wc -l </tmp/ledger.xact)
-	sql="CREATE TEMP TABLE seen (kind text, tid int, seq int, xid bigint);
+	sql="CREATE TEMP TABLE IF NOT EXISTS seen (kind text, tid int, seq int, xid bigint);
+TRUNCATE seen;
 \\copy seen FROM '/tmp/ledger.xact'
-CREATE FUNCTION pg_temp.status(x bigint) RETURNS text LANGUAGE plpgsql AS
+CREATE OR REPLACE FUNCTION pg_temp.status(x bigint) RETURNS text LANGUAGE plpgsql AS
   \$\$ BEGIN RETURN coalesce(txid_status(x), 'unknown');
   EXCEPTION WHEN invalid_parameter_value THEN RETURN 'future'; END \$\$;
 SELECT count(*) FROM seen s
   LEFT JOIN ledger l ON l.tid = s.tid AND l.seq = s.seq
   WHERE l.tid IS NOT NULL AND (s.kind = 'a' OR pg_temp.status(s.xid) <> 'committed');"
 	chmod 644 /tmp/ledger.xact
-	R[xact_wrong]=$(psql_q -d sbtest <<<"$sql" | tail -n 1) || t_fail "cycle $CYCLE: the pg_xact query failed"
+	wl_sess_open
+	R[xact_wrong]=$(wl_sess_q "$sql" | tail -n 1) || t_fail "cycle $CYCLE: the pg_xact query failed"
 }
 
 # The ledger's counters (ledger.lua: each transaction inserts its ledger
@@ -244,11 +248,12 @@ SELECT count(*) FROM seen s
 # it, keeps the counts equal; this catches it); updates_checked: the
 # counters the client's committed transactions named.
 check_counters() {
-	R[counters_wrong]=$(psql_q -d sbtest -c "SELECT
+	wl_sess_open
+	R[counters_wrong]=$(wl_sess_q "SELECT
 	  (SELECT count(*) FROM counters c
 	     LEFT JOIN (SELECT cid, count(*) AS n FROM ledger GROUP BY cid) l ON l.cid = c.id
 	     WHERE c.val <> coalesce(l.n, 0))
-	+ (SELECT count(*) FROM ledger l WHERE NOT EXISTS (SELECT FROM counters c WHERE c.id = l.cid))") ||
+	+ (SELECT count(*) FROM ledger l WHERE NOT EXISTS (SELECT FROM counters c WHERE c.id = l.cid));") ||
 		t_fail "cycle $CYCLE: the counters query failed"
 }
 
@@ -257,12 +262,14 @@ check_updates() {
 	awk '$1 == "c" && NF == 6 { print $5 "\t" $6 }' "$CYCLE_LEDGER" >/tmp/ledger.updates
 	R[updates_checked]=$(cut -f1 /tmp/ledger.updates | sort -u | wc -l)
 	chmod 644 /tmp/ledger.updates
-	sql="CREATE TEMP TABLE acked (cid int, val bigint);
+	sql="CREATE TEMP TABLE IF NOT EXISTS acked (cid int, val bigint);
+TRUNCATE acked;
 \\copy acked FROM '/tmp/ledger.updates'
 SELECT count(*) FROM (SELECT cid, max(val) AS val FROM acked GROUP BY cid) a
   LEFT JOIN counters c ON c.id = a.cid
   WHERE c.id IS NULL OR c.val < a.val;"
-	R[updates_lost]=$(psql_q -d sbtest <<<"$sql" | tail -n 1) ||
+	wl_sess_open
+	R[updates_lost]=$(wl_sess_q "$sql" | tail -n 1) ||
 		t_fail "cycle $CYCLE: the updates query failed"
 }
 

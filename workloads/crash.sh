@@ -171,9 +171,9 @@ writeback() {
 }
 
 # evictions: buffers PostgreSQL has written out other than by a checkpoint
-# (bgwriter and backends).
+# (bgwriter and backends), through the cycle's session.
 evictions() {
-	psql_q -c "SELECT buffers_clean + buffers_backend FROM pg_stat_bgwriter" ||
+	wl_sess_q "SELECT buffers_clean + buffers_backend FROM pg_stat_bgwriter;" ||
 		t_fail "reading pg_stat_bgwriter failed"
 }
 
@@ -196,6 +196,13 @@ lap() {
 	tenths=$(((now - LAP_T + 50000) / 100000))
 	LAPS+=("$1=$((tenths / 10)).$((tenths % 10))")
 	LAP_T=$now
+}
+
+# sleep_until T: sleep until EPOCHREALTIME's microsecond count T (not at
+# all when it is past).
+sleep_until() {
+	local left=$(($1 - ${EPOCHREALTIME/[.,]/}))
+	[ "$left" -le 0 ] || sleep "$((left / 1000000)).$(printf '%06d' $((left % 1000000)))"
 }
 
 # wal_cut: the instant of the cut, when pg_wal has a device of its own:
@@ -234,7 +241,7 @@ wal_cut() {
 # cycle C: one crash and its verification (the checks of checks.sh);
 # appends its row, R, to the CSV.
 cycle() {
-	local c=$1 t0=$SECONDS w0 w1 n k=0 evict=0 evicted=NA e1 col sb where av
+	local c=$1 t0=$SECONDS w0 w1 n k=0 evict=0 evicted=NA e1 col sb where load_t
 	R=()
 	LAPS=() LAP_T=${EPOCHREALTIME/[.,]/}
 	CRASH_UNTESTED=()
@@ -252,7 +259,11 @@ cycle() {
 	[ "$evict" -eq 0 ] || printf 'shared_buffers = 4MB\ncheckpoint_timeout = 1d\n' >>"$WL_DATA/postgresql.conf"
 	rm -f "$WL_LOG"
 	wl_pg_start || { tail -n 20 "$WL_LOG" >&2; t_fail "cycle $c: the fresh cluster did not start"; }
-	R[autovacuum]=$(psql_q -c "SHOW autovacuum") || t_fail "cycle $c: SHOW autovacuum failed"
+	# The queries of the load and the cut go through one session, opened
+	# while the server is idle: a new connection takes seconds under load,
+	# and once the flushes are held it waits for XFS's log.
+	wl_sess_open
+	R[autovacuum]=$(wl_sess_q "SHOW autovacuum;") || t_fail "cycle $c: SHOW autovacuum failed"
 	lap start
 	rm -f "$CYCLE_LEDGER"
 	wl_ledger_start "$CYCLE_LEDGER" 600
@@ -265,23 +276,12 @@ cycle() {
 		evicted=$(evictions) || t_fail "cycle $c: no eviction count"
 	fi
 	# Autovacuum runs of the load so far (the statistics do not survive the
-	# crash), read during the load: a new connection takes seconds then, and
-	# once the flushes are held it waits for XFS's log.
-	(
-		sleep 3
-		psql_q -d sbtest -c "SELECT coalesce(sum(autovacuum_count), 0) FROM pg_stat_user_tables"
-	) >/tmp/autovacuums 2>&1 &
-	av=$!
-	if [ "$evict" -eq 0 ]; then
-		# The CHECKPOINT's client connects now and reads its command from a
-		# FIFO once the flushes are held (connecting then takes seconds).
-		rm -f /tmp/checkpoint.sql
-		mkfifo /tmp/checkpoint.sql || t_fail "mkfifo /tmp/checkpoint.sql failed"
-		(psql_q -f /tmp/checkpoint.sql) >/dev/null 2>&1 &
-	fi
-	sleep 8
-	wait "$av" || t_fail "cycle $c: reading pg_stat_user_tables failed: $(cat /tmp/autovacuums)"
-	R[autovacuums]=$(cat /tmp/autovacuums)
+	# crash), read during the 8 s load.
+	load_t=${EPOCHREALTIME/[.,]/}
+	sleep 3
+	R[autovacuums]=$(wl_sess_q "SELECT coalesce(sum(autovacuum_count), 0) FROM pg_stat_user_tables;") ||
+		t_fail "cycle $c: reading pg_stat_user_tables failed"
+	sleep_until $((load_t + 8000000))
 	lap load
 	echo 1 >"$TB_CFG/$WL_DEV/hold_flush" || t_fail "cycle $c: hold_flush refused"
 	if [ "$evict" -eq 1 ]; then
@@ -291,7 +291,7 @@ cycle() {
 		R[cut_mode]=evict
 		[ "$evicted" != 0 ] || crash_untested "PostgreSQL evicted no buffer"
 	else
-		(timeout 120 bash -c 'echo "CHECKPOINT;" >/tmp/checkpoint.sql') &
+		wl_sess_send "CHECKPOINT;" || t_fail "cycle $c: sending the CHECKPOINT failed"
 		wait_ckpt_fsync
 		R[cut_mode]=$CK_MODE
 	fi
@@ -320,6 +320,7 @@ cycle() {
 	[[ ${R[data_cached_writes]} =~ ^[1-9][0-9]*$ ]] || crash_untested "nothing cached on the data device at the cut"
 	kill -9 "$sb" "$WL_LEDGER_PID" 2>/dev/null || true
 	wl_pg_kill
+	wl_sess_close
 	lap kill
 	wait
 	lap wait
@@ -334,6 +335,7 @@ cycle() {
 		crash_phase start
 		if [ "$CRASH_BLOCKED" -eq 0 ]; then
 			crash_phase online
+			wl_sess_close
 			if [ "$CRASH_BLOCKED" -eq 0 ]; then
 				wl_pg_stop || t_fail "cycle $c: clean stop after recovery failed"
 				lap stop

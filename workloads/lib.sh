@@ -57,6 +57,79 @@ as_pg() { runuser -u postgres -- "$@"; }
 wl_psql_opts() { WL_PSQL_OPTS=(-h "$PGSOCK" -U postgres -X -q -At -v ON_ERROR_STOP=1); }
 psql_q() { wl_psql_opts; as_pg psql "${WL_PSQL_OPTS[@]}" "$@"; }
 
+# A psql session kept open (one at a time): the crash cycle's queries go
+# through one connection instead of a psql and a new backend each, which
+# take about a second in the emulator, several under load.  It belongs to
+# the server it connected to (postmaster.pid's pid and start time): after
+# a restart wl_sess_open makes a new one.  wl_sess_open runs in the
+# caller's shell (it keeps the descriptors); wl_sess_q may run in $(...).
+# psql reads from a FIFO and writes to another; each query is followed by
+# an \echo of WL_SESS_END, which ends its answer.
+WL_SESS_DIR=/tmp/wl-sess WL_SESS_END=@@wl-sess-end@@ WL_SESS_PID='' WL_SESS_SERVER=''
+wl_sess_server() { head -n 3 "$WL_DATA/postmaster.pid" 2>/dev/null | tr '\n' ' '; }
+
+# wl_sess_open: a session with this server's sbtest database, unless the
+# one open already is.
+wl_sess_open() {
+	local server
+	server=$(wl_sess_server)
+	[ -n "$server" ] || t_fail "no server running in $WL_DATA to open a psql session with"
+	if [ -n "$WL_SESS_PID" ] && [ "$server" = "$WL_SESS_SERVER" ] && kill -0 "$WL_SESS_PID" 2>/dev/null; then
+		return 0
+	fi
+	wl_sess_close
+	rm -rf "$WL_SESS_DIR"
+	mkdir -p "$WL_SESS_DIR" || t_fail "mkdir $WL_SESS_DIR failed"
+	mkfifo "$WL_SESS_DIR/in" "$WL_SESS_DIR/out" || t_fail "making the session's FIFOs in $WL_SESS_DIR failed"
+	wl_psql_opts
+	# (line-buffered: each answer must reach the FIFO when it is printed)
+	runuser -u postgres -- stdbuf -oL psql "${WL_PSQL_OPTS[@]}" -d sbtest \
+		<"$WL_SESS_DIR/in" >"$WL_SESS_DIR/out" 2>"$WL_SESS_DIR/err" &
+	WL_SESS_PID=$!
+	exec {WL_SESS_IN}>"$WL_SESS_DIR/in" {WL_SESS_OUT}<"$WL_SESS_DIR/out"
+	WL_SESS_SERVER=$server
+}
+
+# wl_sess_send SQL: SQL sent, its answer left unread (a CHECKPOINT whose
+# end the cycle does not wait for).  In a subshell: a write to a psql that
+# is gone must not kill the caller with SIGPIPE.
+wl_sess_send() {
+	[ -n "$WL_SESS_PID" ] || t_fail "wl_sess_send: no session open"
+	(printf '%s\n' "$1" >&"$WL_SESS_IN") 2>/dev/null
+}
+
+# wl_sess_q SQL [SECONDS]: SQL's output (psql -At); fails with psql's error
+# on stderr when it reports one or gives no answer in SECONDS (default 60).
+wl_sess_q() {
+	local line
+	[ -n "$WL_SESS_PID" ] || t_fail "wl_sess_q: no session open"
+	if ! wl_sess_send "$1"$'\n'"\\echo $WL_SESS_END"; then
+		echo "the psql session is gone: $(tail -n 3 "$WL_SESS_DIR/err")" >&2
+		return 1
+	fi
+	while IFS= read -r -t "${2:-60}" line <&"$WL_SESS_OUT"; do
+		if [ "$line" = "$WL_SESS_END" ]; then return 0; fi
+		printf '%s\n' "$line"
+	done
+	echo "the psql session gave no answer (${2:-60} s) or ended: $(tail -n 3 "$WL_SESS_DIR/err")" >&2
+	return 1
+}
+
+# wl_sess_close: the session ended (psql reads the end of its input, or
+# is stopped after 2 s).
+wl_sess_close() {
+	local tries=20
+	[ -n "$WL_SESS_PID" ] || return 0
+	exec {WL_SESS_IN}>&- {WL_SESS_OUT}<&-
+	while kill -0 "$WL_SESS_PID" 2>/dev/null && [ $tries -gt 0 ]; do
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	kill "$WL_SESS_PID" 2>/dev/null || true
+	wait "$WL_SESS_PID" 2>/dev/null || true
+	WL_SESS_PID='' WL_SESS_SERVER=''
+}
+
 # The settings every configuration shares; only full_page_writes,
 # wal_compression and synchronous_commit differ (from configs.tsv).
 wl_pg_settings() {
