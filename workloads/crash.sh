@@ -156,19 +156,7 @@ wait_ckpt_fsync() {
 	done
 }
 
-# writeback fast|default: the kernel's writeback of dirty pages every 0.2 s
-# for pages dirty 1 s (eviction cycles), or its settings as the loop found
-# them.
-WB_DEFAULT="$(cat /proc/sys/vm/dirty_writeback_centisecs) $(cat /proc/sys/vm/dirty_expire_centisecs)"
-trap 'writeback default || true' EXIT
-writeback() {
-	local wb
-	if [ "$1" = fast ]; then wb="20 100"; else wb=$WB_DEFAULT; fi
-	echo "${wb% *}" >/proc/sys/vm/dirty_writeback_centisecs ||
-		t_fail "setting dirty_writeback_centisecs to ${wb% *} failed"
-	echo "${wb#* }" >/proc/sys/vm/dirty_expire_centisecs ||
-		t_fail "setting dirty_expire_centisecs to ${wb#* } failed"
-}
+trap 'wl_writeback default || true' EXIT
 
 # evictions: buffers PostgreSQL has written out other than by a checkpoint
 # (bgwriter and backends), through the cycle's session.
@@ -272,7 +260,7 @@ cycle() {
 	disown "$sb" "$WL_LEDGER_PID" # sysbench may segfault when the server dies
 	RELEASED=0
 	if [ "$evict" -eq 1 ]; then
-		writeback fast
+		wl_writeback fast
 		evicted=$(evictions) || t_fail "cycle $c: no eviction count"
 	fi
 	# Autovacuum runs of the load so far (the statistics do not survive the
@@ -314,7 +302,7 @@ cycle() {
 	wal_cut
 	lap walcut
 	wl_power_cut_all
-	writeback default
+	wl_writeback default
 	for col in "${!CUT_STATS[@]}"; do R[$col]=$(tb_stat "${CUT_STATS[$col]}"); done
 	for col in "${!CUT_WALSTATS[@]}"; do R[$col]=$(tb_walstat "${CUT_WALSTATS[$col]}"); done
 	[[ ${R[data_cached_writes]} =~ ^[1-9][0-9]*$ ]] || crash_untested "nothing cached on the data device at the cut"

@@ -363,6 +363,20 @@ wl_pg_kill() {
 	! pgrep -u postgres >/dev/null || t_fail "postgres processes survive kill -9"
 }
 
+# wl_writeback fast|default: the kernel's writeback of dirty pages every
+# 0.2 s for pages dirty 1 s (the crash loop's eviction cycles, race.sh), or
+# its settings as they were before the first call.
+wl_writeback() {
+	local wb
+	[ -n "${WL_WB_DEFAULT:-}" ] ||
+		WL_WB_DEFAULT="$(cat /proc/sys/vm/dirty_writeback_centisecs) $(cat /proc/sys/vm/dirty_expire_centisecs)"
+	if [ "$1" = fast ]; then wb="20 100"; else wb=$WL_WB_DEFAULT; fi
+	echo "${wb% *}" >/proc/sys/vm/dirty_writeback_centisecs ||
+		t_fail "setting dirty_writeback_centisecs to ${wb% *} failed"
+	echo "${wb#* }" >/proc/sys/vm/dirty_expire_centisecs ||
+		t_fail "setting dirty_expire_centisecs to ${wb#* } failed"
+}
+
 # wl_sysbench TEST COMMAND [ARGS...]: sysbench against the sbtest database.
 wl_sysbench() {
 	local test=$1

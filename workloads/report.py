@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 import report_bench
+import report_race
 from report_bench import num
 from stats import binom_interval, binom_upper  # noqa: F401  (tests use report.binom_upper)
 
@@ -521,6 +522,7 @@ def main():
     L += meaning(crash)
     if crash:
         L += exposure_lines(crash)
+    L += report_race.race_section(rdir, os.path.join(os.path.dirname(os.path.abspath(__file__)), "race.tsv"))
     L.append("## Before you turn it off on your own server\n")
     L.append("These results hold for the stack they ran on.  On a real server, run "
              "`atomicw advise DATADIR` first (it only reads; `--innodb` for an InnoDB data "

@@ -1,0 +1,114 @@
+"""The report's section on the writeback race's chances (race.sh's
+race.csv): per variant of race.tsv, the pages changed while the device
+captured them in each load, and each load's count against the eviction
+baseline's in the same round (paired: one boot, interleaved), as medians
+with distribution-free intervals (stats.py).
+
+No third-party packages: the machines that run the report have only Python.
+"""
+import csv
+import os
+
+import stats
+
+BASE = "evict"  # race.tsv's first variant: the crash loop's eviction cycles
+
+
+def read_variants(tsv):
+    """race.tsv's variants in table order: name -> what."""
+    out = {}
+    with open(tsv) as f:
+        for line in f:
+            if not line.strip() or line.startswith("#"):
+                continue
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) != 5:
+                raise SystemExit(f"{tsv}: a line of {len(fields)} fields, not 5: {line!r}")
+            out[fields[0]] = fields[4]
+    return out
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def per_variant(rows):
+    """variant -> {changed, per10k, ratio: summaries; n; loads_with}."""
+    by_rep = {}
+    for r in rows:
+        by_rep.setdefault(r["rep"], {})[r["variant"]] = r
+    out = {}
+    for r in rows:
+        d = out.setdefault(r["variant"], {"changed": [], "per10k": [], "ratio": []})
+        changed, dma = int(r["dma_pages_changed"]), int(r["dma_writes"])
+        d["changed"].append(changed)
+        d["per10k"].append(changed * 10000 / dma if dma else None)
+        base = by_rep[r["rep"]].get(BASE)
+        if base is not None and base is not r and int(base["dma_pages_changed"]):
+            d["ratio"].append(changed / int(base["dma_pages_changed"]))
+    for d in out.values():
+        d["n"] = len(d["changed"])
+        d["loads_with"] = sum(1 for v in d["changed"] if v)
+        for k in ("changed", "per10k", "ratio"):
+            d[k] = stats.summary(d[k])
+    return out
+
+
+def cell(s, digits=0):
+    if not s:
+        return "n/a"
+    m = f"{s['median']:,.{digits}f}"
+    if s["ci95"]:
+        lo, hi = s["ci95"]
+        return f"{m} [{lo:,.{digits}f}-{hi:,.{digits}f}]"
+    return f"{m} (range {s['min']:,.{digits}f}-{s['max']:,.{digits}f}, too few loads for an interval)"
+
+
+def race_section(rdir, tsv):
+    """The section's Markdown lines ([] when there is no race.csv)."""
+    path = os.path.join(rdir, "race", "race.csv")
+    if not os.path.exists(path):
+        return []
+    rows = read_rows(path)
+    if not rows:
+        return []
+    what = read_variants(tsv)
+    pv = per_variant(rows)
+    r0 = rows[0]
+    secs = sorted({r["seconds"] for r in rows})
+    L = ["## The writeback race's chances under PostgreSQL's own writes\n",
+         f"`workloads/race.sh` (race.csv: {len(rows)} loads of {', '.join(secs)} s on {r0['config']}'s "
+         f"storage, xfs_mount {r0['xfs_mount']}, DMA capture {r0['dma_delay_us']} us/page; no power "
+         "cut): each load counts the data device's pages that a writer changed while the device was "
+         "still reading them (tornblk's dma_pages_changed). Each such page may reach the media as a "
+         "mix of two versions: the race itself, which the kernel's untorn buffered writeback (stable "
+         "pages) prevents. A crash cycle can show damage from it only when the cut keeps the mixed "
+         "copy and loses the write that repairs it. Variants (workloads/race.tsv) run interleaved, "
+         "one round at a time; the ratio is each load's count over the eviction baseline's in the "
+         "same round. Medians with distribution-free 95% intervals.\n",
+         "| variant | loads | loads with a change | pages changed per load | per 10k writes captured "
+         "| vs evict (same round) | what |",
+         "|---|---|---|---|---|---|---|"]
+    for v in [v for v in what if v in pv] + sorted(set(pv) - set(what)):
+        d = pv[v]
+        ratio = "1 (the baseline)" if v == BASE else cell(d["ratio"], 2)
+        L.append(f"| {v} | {d['n']} | {d['loads_with']} | {cell(d['changed'])} | {cell(d['per10k'], 1)} "
+                 f"| {ratio} | {what.get(v, '(not in race.tsv now)')} |")
+    L.append("")
+    total = sum(d["loads_with"] for d in pv.values())
+    if total == 0:
+        L.append("No load of any variant changed a page while the device captured it: within these "
+                 "loads PostgreSQL's writes did not reach the race.\n")
+        return L
+    raised = [v for v, d in pv.items() if v != BASE and d["ratio"] and d["ratio"]["ci95"]
+              and d["ratio"]["ci95"][0] > 1]
+    lowered = [v for v, d in pv.items() if v != BASE and d["ratio"] and d["ratio"]["ci95"]
+               and d["ratio"]["ci95"][1] < 1]
+    L.append(f"PostgreSQL's own writes reach the race: {total} of {len(rows)} loads changed pages "
+             "while the device captured them, so on storage without stable pages its pages can reach "
+             "the media mixed, and the kernel's untorn buffered writeback (which makes pages stable) is "
+             "needed for them, not only for torn multi-page writes.")
+    L.append(f"Settings that raise the count (interval above 1): {', '.join(raised) or 'none shown'}; "
+             f"that lower it (interval below 1): {', '.join(lowered) or 'none shown'}.\n")
+    return L

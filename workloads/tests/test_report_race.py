@@ -1,0 +1,58 @@
+"""report_race: the race section's medians, paired ratios and statement,
+from race.csv files written here."""
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import report_race  # noqa: E402
+
+TSV = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "race.tsv")
+HEAD = ("kernel,commit,config,xfs_mount,dma_delay_us,variant,rep,seconds,commits,writes,"
+        "dma_writes,bytes_written,dma_pages_changed\n")
+
+
+def section(rows):
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "race"))
+        with open(os.path.join(d, "race", "race.csv"), "w") as f:
+            f.write(HEAD)
+            for v, rep, dma, changed in rows:
+                f.write(f"6.12.118,abc,lbs-atomic-off,nountorn,100,{v},{rep},10,50,{dma},{dma},1000,{changed}\n")
+        return "\n".join(report_race.race_section(d, TSV))
+
+
+def check(cond, what):
+    if not cond:
+        print("FAIL:", what)
+        sys.exit(1)
+
+
+# No file, no section.
+with tempfile.TemporaryDirectory() as d:
+    check(report_race.race_section(d, TSV) == [], "no race.csv gives no section")
+
+# hot doubles evict in each of 6 rounds: its ratio is 2 with an interval
+# above 1 (6 values: [min, max] covers 96.9%), and it is named as raising.
+rows = []
+for rep in range(1, 7):
+    rows.append(("evict", rep, 1000, 10 * rep))
+    rows.append(("hot", rep, 1000, 20 * rep))
+out = section(rows)
+check("| hot | 6 | 6 | 70 [20-120] |" in out, "hot's count per load: median 70, interval [20-120]\n" + out)
+check("| 2.00 [2.00-2.00] |" in out, "hot's paired ratio is 2.00 [2.00-2.00]\n" + out)
+check("raise the count (interval above 1): hot;" in out, "hot raises the count\n" + out)
+check("12 of 12 loads changed pages" in out, "every load changed a page\n" + out)
+check("| evict | 6 | 6 | 35 [10-60] | 350.0 [100.0-600.0] | 1 (the baseline) |" in out,
+      "evict's row: per 10k writes and the baseline mark\n" + out)
+
+# No change anywhere: the statement says PostgreSQL did not reach it.
+out = section([("evict", r, 1000, 0) for r in range(1, 4)])
+check("did not reach the race" in out, "zero counts say so\n" + out)
+check("too few loads for an interval" in out, "3 loads give a range, not an interval\n" + out)
+
+# A paired ratio needs the baseline in the same round with a count.
+out = section([("evict", 1, 1000, 0), ("hot", 1, 1000, 5)])
+check("| hot | 1 | 1 | 5 (range 5-5, too few loads for an interval) | 50.0 (range 50.0-50.0, too few loads "
+      "for an interval) | n/a |" in out, "no ratio against a zero baseline\n" + out)
+print("ok: report_race")
