@@ -112,16 +112,23 @@ expected=$(wl_role_field "$WL_ROLE" expect)
 
 wl_template
 
-# ckpt_syncing PID: the checkpointer PID is in fsync(2) or fdatasync(2) of
-# a relation's or an SLRU's file: ProcessSyncRequests, the fsyncs of its
-# buffer writes (pg_stat_activity's DataFileSync and SLRUSync).  Read from
-# /proc (the syscall it is blocked in, and what its descriptor names), as
-# a new connection to ask the server takes seconds under this load.
+# ckpt_syncing PID [wal]: the checkpointer PID is in fsync(2) or
+# fdatasync(2) of a relation's or an SLRU's file: ProcessSyncRequests, the
+# fsyncs of its buffer writes (pg_stat_activity's DataFileSync and
+# SLRUSync); with "wal", of a WAL segment instead (it flushes the WAL up to
+# a buffer's LSN before writing the buffer out: with pg_wal on the data
+# device, those flushes are held too).  Read from /proc (the syscall it is
+# blocked in, and what its descriptor names), as a new connection to ask
+# the server takes seconds under this load.
 ckpt_syncing() {
 	local nr fd rest path
 	read -r nr fd rest <"/proc/$1/syscall" 2>/dev/null || return 1
 	case $nr in 74 | 75) ;; *) return 1 ;; esac # x86-64: fsync, fdatasync
 	path=$(readlink "/proc/$1/fd/$((fd))" 2>/dev/null) || return 1
+	if [ "${2:-}" = wal ]; then
+		case $path in */pg_wal/*) return 0 ;; esac
+		return 1
+	fi
 	case ${path#"$WL_DATA"/} in
 	base/* | global/* | pg_xact/* | pg_multixact/* | pg_subtrans/* | pg_commit_ts/* | pg_serial/* | pg_notify/*) return 0 ;;
 	esac
@@ -142,6 +149,14 @@ wait_ckpt_fsync() {
 		sleep 0.1
 		tries=$((tries - 1))
 		held=$(tb_stat held_now)
+		if [ "$held" -gt 0 ] && ! wl_wal_own && ckpt_syncing "$ckpt" wal; then
+			# pg_wal on the data device: the checkpointer's WAL flush
+			# is let through at once (waiting for the writes to settle
+			# first took half a second per buffer whose WAL was not
+			# flushed yet: 30 s a cycle)
+			release_held
+			continue
+		fi
 		w=$(tb_stat writes)
 		if [ "$w" = "$prev" ]; then stable=$((stable + 1)); else stable=0; fi
 		prev=$w
@@ -150,10 +165,16 @@ wait_ckpt_fsync() {
 			CK_MODE=fsync
 			return 0
 		fi
-		echo 0 >"$TB_CFG/$WL_DEV/hold_flush"
-		echo 1 >"$TB_CFG/$WL_DEV/hold_flush"
-		RELEASED=$((RELEASED + 1))
+		release_held
 	done
+}
+
+# release_held: the data device lets the flushes it holds through (and
+# holds the next ones again).
+release_held() {
+	echo 0 >"$TB_CFG/$WL_DEV/hold_flush" || t_fail "hold_flush 0 refused"
+	echo 1 >"$TB_CFG/$WL_DEV/hold_flush" || t_fail "hold_flush 1 refused"
+	RELEASED=$((RELEASED + 1))
 }
 
 trap 'wl_writeback default || true' EXIT
