@@ -81,10 +81,15 @@ def race_section(rdir, tsv):
          f"`workloads/race.sh` (race.csv: {len(rows)} loads of {', '.join(secs)} s on {r0['config']}'s "
          f"storage, xfs_mount {r0['xfs_mount']}, DMA capture {r0['dma_delay_us']} us/page; no power "
          "cut): each load counts the data device's pages that a writer changed while the device was "
-         "still reading them (tornblk's dma_pages_changed). Each such page may reach the media as a "
-         "mix of two versions: the race itself, which the kernel's untorn buffered writeback (stable "
-         "pages) prevents. A crash cycle can show damage from it only when the cut keeps the mixed "
-         "copy and loses the write that repairs it. Variants (workloads/race.tsv) run interleaved, "
+         "still reading the write (tornblk's dma_pages_changed: the device reads a write's pages one "
+         "after another, and a page counts when its copy no longer matches the page once the whole "
+         "write is read). The device then holds a copy of the block older than the page cache, which "
+         "marks the page dirty again; where the change fell between the reads of a PostgreSQL page's "
+         "two 4k halves, the stored 8k page mixes two versions (torn: its checksum fails). So the "
+         "count is the race's chances, an upper bound on its tears, not a count of torn pages; the "
+         "kernel's untorn buffered writeback (stable pages) leaves it at 0. A crash cycle shows "
+         "damage only when a torn copy reaches the media and the cut loses the write that repairs it "
+         "(the probe's crash cycles above). Variants (workloads/race.tsv) run interleaved, "
          "one round at a time; the ratio is each load's count over the eviction baseline's in the "
          "same round. Medians with distribution-free 95% intervals.\n",
          "| variant | loads | loads with a change | pages changed per load | per 10k writes captured "
@@ -105,10 +110,13 @@ def race_section(rdir, tsv):
               and d["ratio"]["ci95"][0] > 1]
     lowered = [v for v, d in pv.items() if v != BASE and d["ratio"] and d["ratio"]["ci95"]
                and d["ratio"]["ci95"][1] < 1]
-    L.append(f"PostgreSQL's own writes reach the race: {total} of {len(rows)} loads changed pages "
-             "while the device captured them, so on storage without stable pages its pages can reach "
-             "the media mixed, and the kernel's untorn buffered writeback (which makes pages stable) is "
-             "needed for them, not only for torn multi-page writes.")
+    L.append(f"PostgreSQL's own writes reach the race's window: in {total} of {len(rows)} loads they "
+             "changed pages while the device was reading them. On storage without stable pages a "
+             "PostgreSQL page can therefore be stored mixed whenever such a change falls between the "
+             "reads of its two halves; how often that happens is not counted here (the count is an "
+             "upper bound), which is why the probe's crash cycles are the measure of damage. The "
+             "kernel's untorn buffered writeback closes the window (stable pages), not only the tearing "
+             "of multi-page writes.")
     L.append(f"Settings that raise the count (interval above 1): {', '.join(raised) or 'none shown'}; "
              f"that lower it (interval below 1): {', '.join(lowered) or 'none shown'}.\n")
     return L

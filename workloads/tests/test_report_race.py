@@ -42,7 +42,7 @@ out = section(rows)
 check("| hot | 6 | 6 | 70 [20-120] |" in out, "hot's count per load: median 70, interval [20-120]\n" + out)
 check("| 2.00 [2.00-2.00] |" in out, "hot's paired ratio is 2.00 [2.00-2.00]\n" + out)
 check("raise the count (interval above 1): hot;" in out, "hot raises the count\n" + out)
-check("12 of 12 loads changed pages" in out, "every load changed a page\n" + out)
+check("in 12 of 12 loads they changed pages" in out, "every load changed a page\n" + out)
 check("| evict | 6 | 6 | 35 [10-60] | 350.0 [100.0-600.0] | 1 (the baseline) |" in out,
       "evict's row: per 10k writes and the baseline mark\n" + out)
 
