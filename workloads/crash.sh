@@ -51,7 +51,9 @@
 # log and pg_amcheck output are kept in DIR/logs/ (amcheck_errors counts
 # the relations pg_amcheck reported, one header line each).
 # dma_pages_changed: the data device's pages changed while it captured them
-# during the cycle (the writeback race's chances).
+# during the cycle (the writeback race's chances); dma_pieces_mixed: its 8k
+# pieces holding such a page and another not changed, whose copy can mix
+# two versions (an upper bound on the pages the race tore).
 # pages_torn counts the data device's torn 8k pieces, meta_pages_torn those
 # of them in XFS's log and metadata writes (REQ_META; the mount, recovery
 # and xfs_repair checks judge what they did): the rest are file data.
@@ -193,7 +195,8 @@ evictions() {
 declare -A CUT_STATS=([data_cached_writes]=cut_writes [data_rewound_writes]=cut_rewound
 	[torn_writes]=cut_writes_torn [units_kept]=cut_units_persisted [units_lost]=cut_units_dropped
 	[pages_in_flight]=cut_pieces [pages_partial]=cut_pieces_partial [pages_torn]=cut_pieces_torn
-	[meta_pages_torn]=cut_pieces_torn_meta [dma_pages_changed]=dma_pages_changed)
+	[meta_pages_torn]=cut_pieces_torn_meta [dma_pages_changed]=dma_pages_changed
+	[dma_pieces_mixed]=dma_pieces_mixed)
 declare -A CUT_WALSTATS=([wal_cached_writes]=cut_writes [wal_pages_torn]=cut_pieces_torn)
 
 # lap NAME: the time since the last lap (or the cycle's start), added to
@@ -364,7 +367,7 @@ cycle() {
 	t_log "cycle $c: $where with $n unflushed writes, cut after $k (${R[cut_fraction]}); data" \
 		"${R[data_cached_writes]} cached (${R[data_rewound_writes]} rewound, ${R[torn_writes]} torn writes," \
 		"pages ${R[pages_in_flight]} in flight ${R[pages_partial]} partial ${R[pages_torn]} torn," \
-		"${R[meta_pages_torn]} of them XFS's; ${R[dma_pages_changed]} changed while captured), WAL ${R[wal_cached_writes]} cached (${R[wal_pages_torn]}" \
+		"${R[meta_pages_torn]} of them XFS's; ${R[dma_pages_changed]} changed while captured, ${R[dma_pieces_mixed]} 8k pieces mixed), WAL ${R[wal_cached_writes]} cached (${R[wal_pages_torn]}" \
 		"pages torn, cut ${R[wal_cut]}); $(crash_findings): ${R[verdict]}${CRASH_DAMAGE[*]:+ (found: ${CRASH_DAMAGE[*]})}${CRASH_UNTESTED[*]:+ (untested: ${CRASH_UNTESTED[*]})}"
 	crash_row >>"$csv"
 	wl_device_remove

@@ -74,7 +74,7 @@ fi
 
 csv=$out/race.csv
 mkdir -p "$out"
-wl_csv "$csv" kernel,commit,config,xfs_mount,dma_delay_us,variant,rep,seconds,commits,writes,dma_writes,bytes_written,dma_pages_changed
+wl_csv "$csv" kernel,commit,config,xfs_mount,dma_delay_us,variant,rep,seconds,commits,writes,dma_writes,bytes_written,dma_pages_changed,dma_pieces_mixed
 trap 'wl_writeback default || true' EXIT
 wl_template
 
@@ -83,7 +83,7 @@ done_already() { awk -F, -v v="$1" -v r="$2" 'NR > 1 && $6 == v && $7 == r { f =
 
 # load VARIANT REP: one load, its row appended to the CSV.
 load() {
-	local v=$1 rep=$2 kv sb=() t0 next c0 w0 b0 n0 commits sbp changed dma bytes writes
+	local v=$1 rep=$2 kv sb=() t0 next c0 w0 b0 n0 commits sbp changed dma bytes writes m0 mixed
 	wl_device
 	{
 		echo "# race.sh: the crash loop's eviction setup, variant $v"
@@ -103,7 +103,7 @@ load() {
 	sbp=$!
 	disown "$sbp" "$WL_LEDGER_PID"
 	wl_writeback fast
-	c0=$(tb_stat dma_pages_changed) w0=$(tb_stat dma_writes) b0=$(tb_stat bytes_written) n0=$(tb_stat writes)
+	c0=$(tb_stat dma_pages_changed) m0=$(tb_stat dma_pieces_mixed) w0=$(tb_stat dma_writes) b0=$(tb_stat bytes_written) n0=$(tb_stat writes)
 	t0=${EPOCHREALTIME/[.,]/}
 	next=$((t0 + V_CKPT[$v] * 1000000))
 	while [ $((${EPOCHREALTIME/[.,]/} - t0)) -lt $((secs * 1000000)) ]; do
@@ -114,6 +114,7 @@ load() {
 		fi
 	done
 	changed=$(($(tb_stat dma_pages_changed) - c0))
+	mixed=$(($(tb_stat dma_pieces_mixed) - m0))
 	dma=$(($(tb_stat dma_writes) - w0))
 	bytes=$(($(tb_stat bytes_written) - b0))
 	writes=$(($(tb_stat writes) - n0))
@@ -125,8 +126,8 @@ load() {
 	commits=0
 	[ ! -s /tmp/race.ledger ] || commits=$(grep -c '^c ' /tmp/race.ledger || true)
 	wl_device_remove
-	echo "$(uname -r),$commit,$config,$WL_MOUNT,$WL_DMA_DELAY_US,$v,$rep,$secs,$commits,$writes,$dma,$bytes,$changed" >>"$csv"
-	t_log "$v rep $rep: $changed pages changed while captured, $dma writes captured with the delay" \
+	echo "$(uname -r),$commit,$config,$WL_MOUNT,$WL_DMA_DELAY_US,$v,$rep,$secs,$commits,$writes,$dma,$bytes,$changed,$mixed" >>"$csv"
+	t_log "$v rep $rep: $changed pages changed while captured ($mixed 8k pieces mixed), $dma writes captured with the delay" \
 		"($writes in all, $((bytes >> 20)) MiB), $commits commits in $secs s"
 	if [ "$check" -eq 1 ]; then
 		[ "$commits" -gt 0 ] || t_fail "$v rep $rep: the ledger client committed nothing"

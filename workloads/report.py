@@ -80,7 +80,7 @@ def summarize_crash(rows):
                   "bad_checksums": 0, "commits_seen": 0, "torn_cycles": 0, "seconds": 0,
                   "wal_cycles": 0, "wal_torn_cycles": 0, "wal_pages_torn": 0,
                   "wal_cut_pages": 0, "dma_cycles": 0, "dma_changed_cycles": 0,
-                  "dma_pages_changed": 0})
+                  "dma_pages_changed": 0, "dma_mixed_cycles": 0, "dma_pieces_mixed": 0})
         s.update({k: t[k] for k in ("data_torn_unknown", "meta_torn", "data_torn")})
         s.update({"clean_cycles": [], "where": {w: [0, 0, 0] for w in CUT_WHERE}})
         for r in rs:
@@ -107,6 +107,9 @@ def summarize_crash(rows):
                 s["dma_cycles"] += 1
                 s["dma_changed_cycles"] += num(r["dma_pages_changed"]) > 0
                 s["dma_pages_changed"] += int(num(r["dma_pages_changed"]))
+            if num(r.get("dma_pieces_mixed")) is not None:  # recorded since tornblk counts it
+                s["dma_mixed_cycles"] += 1
+                s["dma_pieces_mixed"] += int(num(r["dma_pieces_mixed"]))
             for k in ("torn_writes", "pages_in_flight", "pages_torn", "wal_cached_writes",
                       "commits_seen", "seconds"):
                 s[k] += int(num(r.get(k)) or 0)
@@ -744,8 +747,12 @@ def race_lines(crash):
          "changed while tornblk was still reading them by DMA, over each cycle's load (0 "
          "wherever the file has stable writes; a change is a chance to tear, not a tear):\n"]
     for c, m, s in rows:
+        mixed = ""
+        if s.get("dma_mixed_cycles"):
+            mixed = (f"; 8k pieces whose copy can mix two versions (a changed and an unchanged page): "
+                     f"{s['dma_pieces_mixed']} in the {s['dma_mixed_cycles']} cycles that counted them")
         L.append(f"- {c} ({m}): {s['dma_pages_changed']} pages in {s['dma_changed_cycles']} of "
-                 f"{s['dma_cycles']} cycles.")
+                 f"{s['dma_cycles']} cycles{mixed}.")
     L.append("")
     return L
 

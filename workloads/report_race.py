@@ -40,9 +40,11 @@ def per_variant(rows):
         by_rep.setdefault(r["rep"], {})[r["variant"]] = r
     out = {}
     for r in rows:
-        d = out.setdefault(r["variant"], {"changed": [], "per10k": [], "ratio": []})
+        d = out.setdefault(r["variant"], {"changed": [], "per10k": [], "ratio": [], "mixed": []})
         changed, dma = int(r["dma_pages_changed"]), int(r["dma_writes"])
         d["changed"].append(changed)
+        if (r.get("dma_pieces_mixed") or "") != "":  # counted since tornblk has it
+            d["mixed"].append(int(r["dma_pieces_mixed"]))
         d["per10k"].append(changed * 10000 / dma if dma else None)
         base = by_rep[r["rep"]].get(BASE)
         if base is not None and base is not r and int(base["dma_pages_changed"]):
@@ -50,7 +52,9 @@ def per_variant(rows):
     for d in out.values():
         d["n"] = len(d["changed"])
         d["loads_with"] = sum(1 for v in d["changed"] if v)
-        for k in ("changed", "per10k", "ratio"):
+        d["mixed_loads"] = len(d["mixed"])
+        d["mixed_total"] = sum(d["mixed"])
+        for k in ("changed", "per10k", "ratio", "mixed"):
             d[k] = stats.summary(d[k])
     return out
 
@@ -90,16 +94,19 @@ def race_section(rdir, tsv):
          "kernel's untorn buffered writeback (stable pages) leaves it at 0. A crash cycle shows "
          "damage only when a torn copy reaches the media and the cut loses the write that repairs it "
          "(the probe's crash cycles above). Variants (workloads/race.tsv) run interleaved, "
-         "one round at a time; the ratio is each load's count over the eviction baseline's in the "
+         "one round at a time; 8k pieces mixed: pieces (tornblk's dma_pieces_mixed) holding a changed "
+         "page and one whose copy matches the page at the end, the only copies that can mix two "
+         "versions (a closer upper bound on torn pages); the ratio is each load's count over the eviction baseline's in the "
          "same round. Medians with distribution-free 95% intervals.\n",
          "| variant | loads | loads with a change | pages changed per load | per 10k writes captured "
-         "| vs evict (same round) | what |",
-         "|---|---|---|---|---|---|---|"]
+         "| vs evict (same round) | 8k pieces mixed per load | what |",
+         "|---|---|---|---|---|---|---|---|"]
     for v in [v for v in what if v in pv] + sorted(set(pv) - set(what)):
         d = pv[v]
         ratio = "1 (the baseline)" if v == BASE else cell(d["ratio"], 2)
+        mixed = "not counted" if not d["mixed_loads"] else f"{cell(d['mixed'])} ({d['mixed_loads']} loads)"
         L.append(f"| {v} | {d['n']} | {d['loads_with']} | {cell(d['changed'])} | {cell(d['per10k'], 1)} "
-                 f"| {ratio} | {what.get(v, '(not in race.tsv now)')} |")
+                 f"| {ratio} | {mixed} | {what.get(v, '(not in race.tsv now)')} |")
     L.append("")
     total = sum(d["loads_with"] for d in pv.values())
     if total == 0:
@@ -117,6 +124,16 @@ def race_section(rdir, tsv):
              "upper bound), which is why the probe's crash cycles are the measure of damage. The "
              "kernel's untorn buffered writeback closes the window (stable pages), not only the tearing "
              "of multi-page writes.")
+    mloads = sum(d["mixed_loads"] for d in pv.values())
+    mtotal = sum(d["mixed_total"] for d in pv.values())
+    if mloads and not mtotal:
+        L.append(f"In none of the {mloads} loads that counted them did an 8k piece hold both a changed "
+                 "page and an unchanged one: every copy the device took was one version of each "
+                 "PostgreSQL page (older or newer), so the race tore no page in these loads.")
+    elif mloads:
+        L.append(f"{mtotal} 8k pieces in the {mloads} loads that counted them held both a changed page "
+                 "and an unchanged one: each of those copies can be a torn PostgreSQL page (where the "
+                 "change touched the unchanged page's half too).")
     L.append(f"Settings that raise the count (interval above 1): {', '.join(raised) or 'none shown'}; "
              f"that lower it (interval below 1): {', '.join(lowered) or 'none shown'}.\n")
     return L

@@ -114,21 +114,42 @@ static u8 *capture(struct bio *bio, u32 delay_us)
  * @buf: a writer changed them while the device was reading the write (the
  * writeback race; never with stable writes).  A page changed before its
  * own capture is not seen, and is harmless: the device took the new data.
+ * *@mixed counts the tear_unit pieces (a database page) holding both such a
+ * page and one whose copy matches the page as it is now: taken after the
+ * change, or left alone by it.  Only such a piece's copy can mix two
+ * versions (where the change did touch the second page): an upper bound on
+ * the pieces the race tore, far closer than the changed pages.
  */
-static u64 changed_pages(struct bio *bio, const u8 *buf)
+static u64 changed_pages(struct tornblk_dev *dev, struct bio *bio,
+			 const u8 *buf, u64 *mixed)
 {
+	u64 pos = (u64)bio->bi_iter.bi_sector << SECTOR_SHIFT;
+	u32 unit = READ_ONCE(dev->tear_unit);
+	u64 piece = U64_MAX, n = 0;
+	bool changed = false, same = false;
 	struct bvec_iter iter;
 	struct bio_vec bv;
 	u32 off = 0;
-	u64 n = 0;
 
+	*mixed = 0;
 	bio_for_each_segment(bv, bio, iter) {
 		void *p = bvec_kmap_local(&bv);
+		bool c = memcmp(buf + off, p, bv.bv_len) != 0;
 
-		n += memcmp(buf + off, p, bv.bv_len) != 0;
 		kunmap_local(p);
+		if (div64_u64(pos, unit) != piece) {
+			*mixed += changed && same;
+			changed = false;
+			same = false;
+			piece = div64_u64(pos, unit);
+		}
+		n += c;
+		changed |= c;
+		same |= !c;
 		off += bv.bv_len;
+		pos += bv.bv_len;
 	}
+	*mixed += changed && same;
 	return n;
 }
 
@@ -139,14 +160,15 @@ static void tornblk_dma_work(struct work_struct *work)
 	struct bio_list failed = BIO_EMPTY_LIST;
 	struct bio *bio = d->bio;
 	blk_status_t status;
-	u64 changed = 0;
+	u64 changed = 0, mixed = 0;
 	u8 *buf;
 
 	buf = capture(bio, d->delay_us);
 	if (buf)
-		changed = changed_pages(bio, buf);
+		changed = changed_pages(dev, bio, buf, &mixed);
 	tornblk_lock(dev);
 	dev->stats.dma_pages_changed += changed;
+	dev->stats.dma_pieces_mixed += mixed;
 	if (dev->stats.cuts != d->cuts || !dev->powered) {
 		/* the power failed before the capture ended */
 		dev->stats.io_errors++;

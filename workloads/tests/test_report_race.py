@@ -9,7 +9,7 @@ import report_race  # noqa: E402
 
 TSV = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "race.tsv")
 HEAD = ("kernel,commit,config,xfs_mount,dma_delay_us,variant,rep,seconds,commits,writes,"
-        "dma_writes,bytes_written,dma_pages_changed\n")
+        "dma_writes,bytes_written,dma_pages_changed,dma_pieces_mixed\n")
 
 
 def section(rows):
@@ -17,8 +17,9 @@ def section(rows):
         os.makedirs(os.path.join(d, "race"))
         with open(os.path.join(d, "race", "race.csv"), "w") as f:
             f.write(HEAD)
-            for v, rep, dma, changed in rows:
-                f.write(f"6.12.118,abc,lbs-atomic-off,nountorn,100,{v},{rep},10,50,{dma},{dma},1000,{changed}\n")
+            for v, rep, dma, changed, *mixed in rows:
+                m = mixed[0] if mixed else ""  # (a row from before tornblk counted it)
+                f.write(f"6.12.118,abc,lbs-atomic-off,nountorn,100,{v},{rep},10,50,{dma},{dma},1000,{changed},{m}\n")
         return "\n".join(report_race.race_section(d, TSV))
 
 
@@ -40,7 +41,8 @@ for rep in range(1, 7):
     rows.append(("hot", rep, 1000, 20 * rep))
 out = section(rows)
 check("| hot | 6 | 6 | 70 [20-120] |" in out, "hot's count per load: median 70, interval [20-120]\n" + out)
-check("| 2.00 [2.00-2.00] |" in out, "hot's paired ratio is 2.00 [2.00-2.00]\n" + out)
+check("| 2.00 [2.00-2.00] | not counted |" in out, "hot's paired ratio is 2.00 [2.00-2.00], no mixed count\n" + out)
+check("8k piece hold" not in out and "8k pieces in the" not in out, "no statement on mixed pieces uncounted\n" + out)
 check("raise the count (interval above 1): hot;" in out, "hot raises the count\n" + out)
 check("in 12 of 12 loads they changed pages" in out, "every load changed a page\n" + out)
 check("| evict | 6 | 6 | 35 [10-60] | 350.0 [100.0-600.0] | 1 (the baseline) |" in out,
@@ -55,4 +57,12 @@ check("too few loads for an interval" in out, "3 loads give a range, not an inte
 out = section([("evict", 1, 1000, 0), ("hot", 1, 1000, 5)])
 check("| hot | 1 | 1 | 5 (range 5-5, too few loads for an interval) | 50.0 (range 50.0-50.0, too few loads "
       "for an interval) | n/a |" in out, "no ratio against a zero baseline\n" + out)
+# Mixed pieces: counted in some loads (the older rows have none).
+out = section([("evict", 1, 1000, 30), ("evict", 2, 1000, 30, 0), ("hot", 2, 1000, 40, 0)])
+check("| evict | 2 | 2 | 30 (range 30-30, too few loads for an interval) | 300.0 (range 300.0-300.0, too few "
+      "loads for an interval) | 1 (the baseline) | 0 (range 0-0, too few loads for an interval) (1 loads) |" in out,
+      "evict's mixed count over the one load that counted it\n" + out)
+check("In none of the 2 loads that counted them did an 8k piece hold" in out, "no mixed piece: said\n" + out)
+out = section([("evict", 1, 1000, 30, 2), ("hot", 1, 1000, 40, 3)])
+check("5 8k pieces in the 2 loads that counted them" in out, "mixed pieces: said\n" + out)
 print("ok: report_race")
