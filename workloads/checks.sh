@@ -202,9 +202,13 @@ check_visibility() {
 }
 
 check_ledger() {
+	# (written by psql, as postgres: not through the session's FIFO, which
+	# bash reads a byte at a time)
+	rm -f /tmp/ledger.db
 	wl_sess_open
-	wl_sess_q "COPY (SELECT tid || ' ' || seq FROM ledger) TO STDOUT;" \
-		>/tmp/ledger.db || t_fail "cycle $CYCLE: reading the ledger failed"
+	wl_sess_q "\\copy (SELECT tid || ' ' || seq FROM ledger) TO '/tmp/ledger.db'" >/dev/null ||
+		t_fail "cycle $CYCLE: reading the ledger failed"
+	[ -f /tmp/ledger.db ] || t_fail "cycle $CYCLE: psql wrote no /tmp/ledger.db"
 	touch "$CYCLE_LEDGER"
 	awk '$1 == "c" { print $2, $3 }' "$CYCLE_LEDGER" | sort >/tmp/ledger.seen
 	sort /tmp/ledger.db >/tmp/ledger.have

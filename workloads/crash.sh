@@ -52,8 +52,8 @@
 # the relations pg_amcheck reported, one header line each).
 # dma_pages_changed: the data device's pages changed while it captured them
 # during the cycle (the writeback race's chances); dma_pieces_mixed: its 8k
-# pieces holding such a page and another not changed, whose copy can mix
-# two versions (an upper bound on the pages the race tore).
+# pieces it copied from two versions (a page read before a change, another
+# after it: the pages the race tore).
 # pages_torn counts the data device's torn 8k pieces, meta_pages_torn those
 # of them in XFS's log and metadata writes (REQ_META; the mount, recovery
 # and xfs_repair checks judge what they did): the rest are file data.
@@ -128,7 +128,7 @@ ckpt_syncing() {
 	case $nr in 74 | 75) ;; *) return 1 ;; esac # x86-64: fsync, fdatasync
 	path=$(readlink "/proc/$1/fd/$((fd))" 2>/dev/null) || return 1
 	if [ "${2:-}" = wal ]; then
-		case $path in */pg_wal/*) return 0 ;; esac
+		case $path in */pg_wal | */pg_wal/*) return 0 ;; esac
 		return 1
 	fi
 	case ${path#"$WL_DATA"/} in

@@ -82,9 +82,10 @@ wl_sess_open() {
 	mkdir -p "$WL_SESS_DIR" || t_fail "mkdir $WL_SESS_DIR failed"
 	mkfifo "$WL_SESS_DIR/in" "$WL_SESS_DIR/out" || t_fail "making the session's FIFOs in $WL_SESS_DIR failed"
 	wl_psql_opts
-	# (line-buffered: each answer must reach the FIFO when it is printed)
+	# (line-buffered: each answer must reach the FIFO when it is printed;
+	# stderr appended, so that wl_sess_q can empty it before each query)
 	runuser -u postgres -- stdbuf -oL psql "${WL_PSQL_OPTS[@]}" -d sbtest \
-		<"$WL_SESS_DIR/in" >"$WL_SESS_DIR/out" 2>"$WL_SESS_DIR/err" &
+		<"$WL_SESS_DIR/in" >"$WL_SESS_DIR/out" 2>>"$WL_SESS_DIR/err" &
 	WL_SESS_PID=$!
 	exec {WL_SESS_IN}>"$WL_SESS_DIR/in" {WL_SESS_OUT}<"$WL_SESS_DIR/out"
 	WL_SESS_SERVER=$server
@@ -99,19 +100,29 @@ wl_sess_send() {
 }
 
 # wl_sess_q SQL [SECONDS]: SQL's output (psql -At); fails with psql's error
-# on stderr when it reports one or gives no answer in SECONDS (default 60).
+# on stderr when it reports one or gives no answer in SECONDS (default
+# 300), and the session is then ended (a late answer must not be taken for
+# the next query's; the next wl_sess_open makes a new one).  SQL ends with
+# ';' (else psql would wait for the rest of the statement and answer the
+# \echo first).
 wl_sess_q() {
-	local line
+	local line sql=$1 rest
 	[ -n "$WL_SESS_PID" ] || t_fail "wl_sess_q: no session open"
-	if ! wl_sess_send "$1"$'\n'"\\echo $WL_SESS_END"; then
+	rest=${sql%"${sql##*[![:space:]]}"}
+	[[ $rest == *\; || ${rest##*$'\n'} == \\* ]] ||
+		t_fail "wl_sess_q: the SQL does not end with ';' or a psql command: ${sql:0:80}"
+	: >"$WL_SESS_DIR/err"
+	if ! wl_sess_send "$sql"$'\n'"\\echo $WL_SESS_END"; then
 		echo "the psql session is gone: $(tail -n 3 "$WL_SESS_DIR/err")" >&2
+		kill "$WL_SESS_PID" 2>/dev/null
 		return 1
 	fi
-	while IFS= read -r -t "${2:-60}" line <&"$WL_SESS_OUT"; do
+	while IFS= read -r -t "${2:-300}" line <&"$WL_SESS_OUT"; do
 		if [ "$line" = "$WL_SESS_END" ]; then return 0; fi
 		printf '%s\n' "$line"
 	done
-	echo "the psql session gave no answer (${2:-60} s) or ended: $(tail -n 3 "$WL_SESS_DIR/err")" >&2
+	echo "the psql session gave no answer (${2:-300} s) or ended: $(tail -n 3 "$WL_SESS_DIR/err")" >&2
+	kill "$WL_SESS_PID" 2>/dev/null
 	return 1
 }
 
@@ -347,10 +358,17 @@ wl_power_cut_all() {
 }
 wl_power_on_all() { t_tornblk_on "$WL_DEV"; ! wl_wal_own || t_tornblk_on "$WL_WALDEV"; }
 
+# (A session of the server before goes first: a server started while its
+# FIFOs are open would keep them open, and psql would never see the end of
+# its input.)
 wl_pg_start() { # returns pg_ctl's status (recovery may fail after a crash)
+	wl_sess_close
 	as_pg "$PGBIN/pg_ctl" -D "$WL_DATA" -l "$WL_LOG" -w -t 300 start >/dev/null
 }
-wl_pg_stop() { as_pg "$PGBIN/pg_ctl" -D "$WL_DATA" -w -t 120 -m fast stop >/dev/null; }
+wl_pg_stop() {
+	wl_sess_close
+	as_pg "$PGBIN/pg_ctl" -D "$WL_DATA" -w -t 120 -m fast stop >/dev/null
+}
 
 # wl_pg_kill: what is left of the server after a power cut, gone for good.
 wl_pg_kill() {
@@ -361,6 +379,7 @@ wl_pg_kill() {
 		tries=$((tries - 1))
 	done
 	! pgrep -u postgres >/dev/null || t_fail "postgres processes survive kill -9"
+	wl_sess_close
 }
 
 # wl_writeback fast|default: the kernel's writeback of dirty pages every

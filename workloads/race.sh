@@ -7,14 +7,16 @@
 # every variant's first load, then every variant's second, each round in
 # a rotated order.  No power cut: tornblk counts, from the load's start to
 # its end, the pages a writer changed while the device was still reading
-# them (dma_pages_changed: each is a page whose copy on the media can mix
-# two versions, the race itself), the writes it captured with the delay
-# and the bytes written; the ledger client counts its commits.
-# A crash cycle shows damage only when the cut keeps such a mixed copy and
-# loses the write that repairs it; this count is the race's precondition,
-# seen in every load.
+# them (dma_pages_changed: the race's chances), the 8k pieces it copied
+# from two versions (dma_pieces_mixed: a page read before a change and
+# another after it, the torn pages themselves), the writes it captured
+# with the delay and the bytes written; the ledger client counts commits.
+# A crash cycle shows damage only when a torn copy reaches the media and the
+# cut loses the write that repairs it; these counts see the race itself,
+# in every load.
 # Usage: race.sh [--config C] [--reps N] [--seconds S] [--variants V,...]
 #                [--out DIR] [--commit SHA] [--dma-delay-us US] [--check]
+# (defaults: lbs-atomic-off, 6 reps, 10 s, every variant)
 # Rows are appended to DIR/race.csv; a variant's load already there (same
 # variant and rep) is not run again, so a run can be stopped and resumed.
 # --check: every load must have committed transactions and had writes
@@ -26,7 +28,7 @@
 # shellcheck source=workloads/lib.sh
 . /lbs/src/workloads/lib.sh
 
-config=lbs-atomic-off reps=3 secs=10 only='' out=/lbs-out commit=unknown check=0
+config=lbs-atomic-off reps=6 secs=10 only='' out=/lbs-out commit=unknown check=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--config) config=${2:?}; shift 2 ;;
@@ -44,6 +46,8 @@ for v in "$reps" "$secs" "$WL_DMA_DELAY_US"; do
 	case $v in '' | *[!0-9]*) t_fail "--reps, --seconds and --dma-delay-us take whole numbers, got '$v'" ;; esac
 done
 if [ "$reps" -lt 1 ] || [ "$secs" -lt 1 ]; then t_fail "--reps and --seconds must be at least 1"; fi
+[ "$WL_DMA_DELAY_US" -gt 0 ] ||
+	t_fail "--dma-delay-us 0: the device copies each write at submission, where the race cannot happen"
 T_NAME=race
 wl_config "$config"
 t_require sysbench runuser
@@ -78,8 +82,13 @@ wl_csv "$csv" kernel,commit,config,xfs_mount,dma_delay_us,variant,rep,seconds,co
 trap 'wl_writeback default || true' EXIT
 wl_template
 
-# done_already VARIANT REP: the load is in the CSV.
+# done_already VARIANT REP: the load is in the CSV.  A CSV of another
+# configuration, load length or device model is refused: its rounds would
+# be paired with these.
 done_already() { awk -F, -v v="$1" -v r="$2" 'NR > 1 && $6 == v && $7 == r { f = 1 } END { exit !f }' "$csv"; }
+other=$(awk -F, -v c="$config" -v s="$secs" -v d="$WL_DMA_DELAY_US" \
+	'NR > 1 && ($3 != c || $8 != s || $5 != d) { print $3 " " $8 " s " $5 " us"; exit }' "$csv")
+[ -z "$other" ] || t_fail "$csv has loads of another run ($other): move it away"
 
 # load VARIANT REP: one load, its row appended to the CSV.
 load() {
@@ -119,6 +128,7 @@ load() {
 	bytes=$(($(tb_stat bytes_written) - b0))
 	writes=$(($(tb_stat writes) - n0))
 	wl_writeback default
+	pkill -9 -P "$sbp" 2>/dev/null || true
 	kill -9 "$sbp" "$WL_LEDGER_PID" 2>/dev/null || true
 	wl_pg_kill
 	wl_sess_close

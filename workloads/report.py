@@ -395,8 +395,9 @@ def main():
     for c in CRASH_CONFIGS:
         crash_rows += read_csv(os.path.join(rdir, f"crash-{c}", "crash.csv"))
     if not bench_rows and not crash_rows and \
-            not os.path.exists(os.path.join(rdir, "iobench", "iobench.csv")):
-        sys.exit(f"report.py: no bench.csv or crash.csv under {rdir}")
+            not os.path.exists(os.path.join(rdir, "iobench", "iobench.csv")) and \
+            not os.path.exists(os.path.join(rdir, "race", "race.csv")):
+        sys.exit(f"report.py: no bench.csv, crash.csv, iobench.csv or race.csv under {rdir}")
     crash = summarize_crash(crash_rows)
     plots_on = not os.environ.get("LBS_REPORT_NO_PLOTS")  # unit tests run without gnuplot
     rel = os.path.relpath(rdir, os.path.dirname(os.path.abspath(report)))
@@ -749,7 +750,7 @@ def race_lines(crash):
     for c, m, s in rows:
         mixed = ""
         if s.get("dma_mixed_cycles"):
-            mixed = (f"; 8k pieces whose copy can mix two versions (a changed and an unchanged page): "
+            mixed = (f"; 8k pieces copied from two versions (torn by the race): "
                      f"{s['dma_pieces_mixed']} in the {s['dma_mixed_cycles']} cycles that counted them")
         L.append(f"- {c} ({m}): {s['dma_pages_changed']} pages in {s['dma_changed_cycles']} of "
                  f"{s['dma_cycles']} cycles{mixed}.")

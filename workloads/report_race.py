@@ -34,13 +34,15 @@ def read_rows(path):
 
 
 def per_variant(rows):
-    """variant -> {changed, per10k, ratio: summaries; n; loads_with}."""
+    """variant -> {changed, per10k, ratio, mixed: summaries; n; loads_with;
+    mixed_loads, mixed_total; dropped: rounds without a baseline count}."""
     by_rep = {}
     for r in rows:
         by_rep.setdefault(r["rep"], {})[r["variant"]] = r
     out = {}
     for r in rows:
-        d = out.setdefault(r["variant"], {"changed": [], "per10k": [], "ratio": [], "mixed": []})
+        d = out.setdefault(r["variant"], {"changed": [], "per10k": [], "ratio": [], "mixed": [],
+                                          "dropped": 0})
         changed, dma = int(r["dma_pages_changed"]), int(r["dma_writes"])
         d["changed"].append(changed)
         if (r.get("dma_pieces_mixed") or "") != "":  # counted since tornblk has it
@@ -49,6 +51,8 @@ def per_variant(rows):
         base = by_rep[r["rep"]].get(BASE)
         if base is not None and base is not r and int(base["dma_pages_changed"]):
             d["ratio"].append(changed / int(base["dma_pages_changed"]))
+        elif r["variant"] != BASE:
+            d["dropped"] += 1
     for d in out.values():
         d["n"] = len(d["changed"])
         d["loads_with"] = sum(1 for v in d["changed"] if v)
@@ -77,6 +81,10 @@ def race_section(rdir, tsv):
     rows = read_rows(path)
     if not rows:
         return []
+    runs = {(r["config"], r["seconds"], r["dma_delay_us"]) for r in rows}
+    if len(runs) > 1:
+        raise SystemExit(f"{path}: loads of more than one run (config, seconds, DMA delay): "
+                         f"{sorted(runs)}; their rounds cannot be paired")
     what = read_variants(tsv)
     pv = per_variant(rows)
     r0 = rows[0]
@@ -84,26 +92,27 @@ def race_section(rdir, tsv):
     L = ["## The writeback race's chances under PostgreSQL's own writes\n",
          f"`workloads/race.sh` (race.csv: {len(rows)} loads of {', '.join(secs)} s on {r0['config']}'s "
          f"storage, xfs_mount {r0['xfs_mount']}, DMA capture {r0['dma_delay_us']} us/page; no power "
-         "cut): each load counts the data device's pages that a writer changed while the device was "
-         "still reading the write (tornblk's dma_pages_changed: the device reads a write's pages one "
-         "after another, and a page counts when its copy no longer matches the page once the whole "
-         "write is read). The device then holds a copy of the block older than the page cache, which "
-         "marks the page dirty again; where the change fell between the reads of a PostgreSQL page's "
-         "two 4k halves, the stored 8k page mixes two versions (torn: its checksum fails). So the "
-         "count is the race's chances, an upper bound on its tears, not a count of torn pages; the "
-         "kernel's untorn buffered writeback (stable pages) leaves it at 0. A crash cycle shows "
-         "damage only when a torn copy reaches the media and the cut loses the write that repairs it "
-         "(the probe's crash cycles above). Variants (workloads/race.tsv) run interleaved, "
-         "one round at a time; 8k pieces mixed: pieces (tornblk's dma_pieces_mixed) holding a changed "
-         "page and one whose copy matches the page at the end, the only copies that can mix two "
-         "versions (a closer upper bound on torn pages); the ratio is each load's count over the eviction baseline's in the "
-         "same round. Medians with distribution-free 95% intervals.\n",
+         "cut). The device reads a write's pages one after another, as DMA does; each load counts "
+         "the data device's pages that a writer changed after the device had read them and before "
+         "it finished reading the write (tornblk's dma_pages_changed: the race's chances: the device "
+         "holds a copy older than the page cache, which marks the page dirty again), and the 8k "
+         "pieces (a PostgreSQL page) whose copy holds one page read before a change and another read "
+         "after it (dma_pieces_mixed, against a snapshot of the write's pages taken when the reading "
+         "began): copies of no version the page ever had, the race's torn pages, whose checksum "
+         "fails. The kernel's untorn buffered writeback (stable pages) keeps both at 0. A crash "
+         "cycle shows damage only when a torn copy reaches the media and the cut loses the write "
+         "that repairs it (the probe's crash cycles above). Variants (workloads/race.tsv) run "
+         "interleaved, one round at a time; the ratio is each load's changed pages over the "
+         "eviction baseline's in the same round. Medians with distribution-free 95% intervals, each "
+         "on its own (no correction for comparing several variants with the baseline).\n",
          "| variant | loads | loads with a change | pages changed per load | per 10k writes captured "
          "| vs evict (same round) | 8k pieces mixed per load | what |",
          "|---|---|---|---|---|---|---|---|"]
     for v in [v for v in what if v in pv] + sorted(set(pv) - set(what)):
         d = pv[v]
         ratio = "1 (the baseline)" if v == BASE else cell(d["ratio"], 2)
+        if d["dropped"]:
+            ratio += f" ({d['dropped']} rounds without a baseline count left out)"
         mixed = "not counted" if not d["mixed_loads"] else f"{cell(d['mixed'])} ({d['mixed_loads']} loads)"
         L.append(f"| {v} | {d['n']} | {d['loads_with']} | {cell(d['changed'])} | {cell(d['per10k'], 1)} "
                  f"| {ratio} | {mixed} | {what.get(v, '(not in race.tsv now)')} |")
@@ -118,22 +127,20 @@ def race_section(rdir, tsv):
     lowered = [v for v, d in pv.items() if v != BASE and d["ratio"] and d["ratio"]["ci95"]
                and d["ratio"]["ci95"][1] < 1]
     L.append(f"PostgreSQL's own writes reach the race's window: in {total} of {len(rows)} loads they "
-             "changed pages while the device was reading them. On storage without stable pages a "
-             "PostgreSQL page can therefore be stored mixed whenever such a change falls between the "
-             "reads of its two halves; how often that happens is not counted here (the count is an "
-             "upper bound), which is why the probe's crash cycles are the measure of damage. The "
-             "kernel's untorn buffered writeback closes the window (stable pages), not only the tearing "
-             "of multi-page writes.")
+             "changed pages the device had already read and was still reading the write of.")
     mloads = sum(d["mixed_loads"] for d in pv.values())
     mtotal = sum(d["mixed_total"] for d in pv.values())
     if mloads and not mtotal:
-        L.append(f"In none of the {mloads} loads that counted them did an 8k piece hold both a changed "
-                 "page and an unchanged one: every copy the device took was one version of each "
-                 "PostgreSQL page (older or newer), so the race tore no page in these loads.")
+        L.append(f"In none of the {mloads} loads that counted them did the device copy an 8k piece "
+                 "from two versions: every copy was one version of each PostgreSQL page (older or "
+                 "newer than the page cache), so the race tore no page in these loads; within them, "
+                 "stable pages protect against stale copies, which a later write repairs, not torn ones.")
     elif mloads:
-        L.append(f"{mtotal} 8k pieces in the {mloads} loads that counted them held both a changed page "
-                 "and an unchanged one: each of those copies can be a torn PostgreSQL page (where the "
-                 "change touched the unchanged page's half too).")
+        L.append(f"The device copied {mtotal} 8k pieces from two versions in the {mloads} loads that "
+                 "counted them: torn PostgreSQL pages reached the device through the race itself, "
+                 "with no power cut, on storage without stable pages. Each stays on the media until "
+                 "the page's next write repairs it; a cut before that leaves a page whose checksum "
+                 "fails. The kernel's untorn buffered writeback (stable pages) is needed for them.")
     L.append(f"Settings that raise the count (interval above 1): {', '.join(raised) or 'none shown'}; "
              f"that lower it (interval below 1): {', '.join(lowered) or 'none shown'}.\n")
     return L

@@ -46,7 +46,8 @@ dma_us=1000
 # sets MIXED (torn + corrupt halves), WAIT_US (p50 of the first write()
 # after a writeback start), ROUNDS, ATOMIC_WRITES (REQ_ATOMIC writes the
 # device saw during the race, which stamps every block once first) and
-# CHANGED (pages tornblk saw changed while it captured them).
+# CHANGED (pages tornblk saw changed while it captured them), PIECES (8k
+# pieces it copied from two versions) and TORN (torn halves alone).
 run() {
 	local name=$1 bs=$2 lba=${6:-4096} mnt=/mnt/$1 atomic=() out before
 	[ "$5" = 0 ] || atomic=(atomic_unit_min="$4" atomic_unit_max="$5")
@@ -67,8 +68,9 @@ run() {
 		t_fail "$name: atomicw race printed no rounds or no write() wait time"
 	ATOMIC_WRITES=$(($(t_tornblk_stat "$name" atomic_writes) - before))
 	CHANGED=$(t_tornblk_stat "$name" dma_pages_changed)
+	PIECES=$(t_tornblk_stat "$name" dma_pieces_mixed)
 	t_log "$name: $(t_tornblk_stat "$name" dma_writes) writes captured after submission," \
-		"$ATOMIC_WRITES REQ_ATOMIC, $CHANGED pages changed while captured"
+		"$ATOMIC_WRITES REQ_ATOMIC, $CHANGED pages changed while captured, $PIECES 8k pieces copied mixed"
 	# Every REQ_ATOMIC write the device saw (the race's and the file's
 	# preparation) is one whole, aligned 16k block.  The size buckets are
 	# powers of two, but the block layer only passes atomic writes of
@@ -84,7 +86,8 @@ run() {
 	t_tornblk_on "$name"
 	t_mount "/dev/$name" "$mnt"
 	t_verify "$mnt/f" "/tmp/$name.j"
-	MIXED=$(($(t_verify_count torn) + $(t_verify_count corrupt)))
+	TORN=$(t_verify_count torn)
+	MIXED=$((TORN + $(t_verify_count corrupt)))
 	[ "$(t_verify_count missing-durable)" -le "$MIXED" ] ||
 		t_fail "$name: more fsynced halves lost than the race mixed"
 	[ "$(t_verify_count lost)" = 0 ] || t_fail "$name: halves lost outright"
@@ -102,6 +105,10 @@ run racy 16384 16384 0 0
 # The device's own count of the race (what the crash loop records for
 # PostgreSQL's writes): it saw pages change while it read them.
 [ "$CHANGED" -gt 0 ] || t_fail "racy: tornblk counted no page changed during its capture, though halves were mixed"
+# And the halves it copied from two versions (a page read before a change,
+# the other after it): wherever a half came back torn, it saw one.
+[ "$TORN" = 0 ] || [ "$PIECES" -gt 0 ] ||
+	t_fail "racy: $TORN halves torn, but tornblk counted no 8k piece copied from two versions"
 racy=$MIXED
 
 run atomicoff 16384 4096 4096 16384 4096 nountorn
@@ -125,6 +132,7 @@ for name in atomic atomicwb lba16k; do
 	esac
 	[ "$MIXED" = 0 ] || t_fail "$name: $MIXED torn or corrupt halves with the fix"
 	[ "$CHANGED" = 0 ] || t_fail "$name: $CHANGED pages changed while the device captured them, with stable writes"
+	[ "$PIECES" = 0 ] || t_fail "$name: $PIECES 8k pieces copied from two versions, with stable writes"
 	# Each round starts writeback of its block twice, and with stable
 	# writes the block is never still under writeback the second time.
 	[ "$ATOMIC_WRITES" -ge $((2 * ROUNDS)) ] ||

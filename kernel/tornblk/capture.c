@@ -90,16 +90,34 @@ blk_status_t tornblk_write_copy(struct tornblk_dev *dev, struct bio *bio,
 	return tornblk_write_captured(dev, bio, buf, failed);
 }
 
-static u8 *capture(struct bio *bio, u32 delay_us)
+/*
+ * Read @bio's data into a new buffer, page by page, @delay_us apart, as a
+ * DMA engine walks the scatter list.  *@snap, when there is memory for it,
+ * is every page as it was when the reading began: changed_pages() tells
+ * from it which pages changed before their own turn came.
+ */
+static u8 *capture(struct bio *bio, u32 delay_us, u8 **snap)
 {
 	u8 *buf = tornblk_buf_alloc(bio->bi_iter.bi_size);
 	struct bvec_iter iter;
+	unsigned int noio;
 	struct bio_vec bv;
 	u32 off = 0;
 
+	*snap = NULL;
 	if (!buf)
 		return NULL;
-	/* page by page, as a DMA engine walks the scatter list */
+	/* only a count depends on it: never an injected failure */
+	noio = memalloc_noio_save();
+	*snap = kvmalloc(bio->bi_iter.bi_size, GFP_KERNEL | __GFP_NOWARN);
+	memalloc_noio_restore(noio);
+	if (*snap) {
+		bio_for_each_segment(bv, bio, iter) {
+			memcpy_from_bvec(*snap + off, &bv);
+			off += bv.bv_len;
+		}
+		off = 0;
+	}
 	bio_for_each_segment(bv, bio, iter) {
 		if (off)
 			fsleep(delay_us);
@@ -109,47 +127,71 @@ static u8 *capture(struct bio *bio, u32 delay_us)
 	return buf;
 }
 
+/* One tear_unit piece of a captured write, page by page. */
+struct dma_piece {
+	u64 idx;		/* which piece */
+	u32 late, early;	/* pages changed after / before their capture */
+	u32 late_page, early_page;	/* one of each, by page number */
+};
+
+/*
+ * A piece whose copy mixes two versions: one of its pages was read before
+ * a change (its copy is older than the page now) and another after one
+ * (its copy is newer than the page was when the reading began).
+ */
+static bool piece_mixed(const struct dma_piece *p)
+{
+	return p->late && p->early &&
+	       !(p->late == 1 && p->early == 1 && p->late_page == p->early_page);
+}
+
 /*
  * The pages of @bio whose data no longer match what capture() took into
  * @buf: a writer changed them while the device was reading the write (the
  * writeback race; never with stable writes).  A page changed before its
- * own capture is not seen, and is harmless: the device took the new data.
- * *@mixed counts the tear_unit pieces (a database page) holding both such a
- * page and one whose copy matches the page as it is now: taken after the
- * change, or left alone by it.  Only such a piece's copy can mix two
- * versions (where the change did touch the second page): an upper bound on
- * the pieces the race tore, far closer than the changed pages.
+ * own capture is not counted, and is harmless by itself: the device took
+ * the new data.  *@mixed counts the tear_unit pieces (a database page)
+ * whose copy holds a page read before a change and another read after it
+ * (from @snap, the pages when the reading began): copies of no version the
+ * piece ever had, the pages the race tore.
  */
 static u64 changed_pages(struct tornblk_dev *dev, struct bio *bio,
-			 const u8 *buf, u64 *mixed)
+			 const u8 *buf, const u8 *snap, u64 *mixed)
 {
 	u64 pos = (u64)bio->bi_iter.bi_sector << SECTOR_SHIFT;
-	u32 unit = READ_ONCE(dev->tear_unit);
-	u64 piece = U64_MAX, n = 0;
-	bool changed = false, same = false;
+	u32 unit = READ_ONCE(dev->tear_unit), page = 0;
+	struct dma_piece p = { .idx = U64_MAX };
 	struct bvec_iter iter;
 	struct bio_vec bv;
 	u32 off = 0;
+	u64 n = 0;
 
 	*mixed = 0;
 	bio_for_each_segment(bv, bio, iter) {
-		void *p = bvec_kmap_local(&bv);
-		bool c = memcmp(buf + off, p, bv.bv_len) != 0;
+		void *v = bvec_kmap_local(&bv);
+		bool late = memcmp(buf + off, v, bv.bv_len) != 0;
+		bool early = snap && memcmp(snap + off, buf + off, bv.bv_len);
 
-		kunmap_local(p);
-		if (div64_u64(pos, unit) != piece) {
-			*mixed += changed && same;
-			changed = false;
-			same = false;
-			piece = div64_u64(pos, unit);
+		kunmap_local(v);
+		if (div64_u64(pos, unit) != p.idx) {
+			*mixed += piece_mixed(&p);
+			memset(&p, 0, sizeof(p));
+			p.idx = div64_u64(pos, unit);
 		}
-		n += c;
-		changed |= c;
-		same |= !c;
+		if (late) {
+			p.late++;
+			p.late_page = page;
+		}
+		if (early) {
+			p.early++;
+			p.early_page = page;
+		}
+		n += late;
 		off += bv.bv_len;
 		pos += bv.bv_len;
+		page++;
 	}
-	*mixed += changed && same;
+	*mixed += piece_mixed(&p);
 	return n;
 }
 
@@ -161,11 +203,12 @@ static void tornblk_dma_work(struct work_struct *work)
 	struct bio *bio = d->bio;
 	blk_status_t status;
 	u64 changed = 0, mixed = 0;
-	u8 *buf;
+	u8 *buf, *snap;
 
-	buf = capture(bio, d->delay_us);
+	buf = capture(bio, d->delay_us, &snap);
 	if (buf)
-		changed = changed_pages(dev, bio, buf, &mixed);
+		changed = changed_pages(dev, bio, buf, snap, &mixed);
+	kvfree(snap);
 	tornblk_lock(dev);
 	dev->stats.dma_pages_changed += changed;
 	dev->stats.dma_pieces_mixed += mixed;

@@ -87,8 +87,8 @@ def main():
     race = report.race_lines({("lbs-atomic-off", "DMA capture 100 us/page"):
                               {"dma_cycles": 4, "dma_changed_cycles": 1, "dma_pages_changed": 7,
                                "dma_mixed_cycles": 2, "dma_pieces_mixed": 0}})
-    check("7 pages in 1 of 4 cycles; 8k pieces whose copy can mix two versions (a changed and an unchanged "
-          "page): 0 in the 2 cycles that counted them." in race[1], f"the race's mixed pieces: {race}")
+    check("7 pages in 1 of 4 cycles; 8k pieces copied from two versions (torn by the race): 0 in the 2 "
+          "cycles that counted them." in race[1], f"the race's mixed pieces: {race}")
 
     with tempfile.TemporaryDirectory() as d:
         # 60 clean cycles with DMA capture, 2 corrupt ones copied at submission:
