@@ -17,8 +17,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # (WL_CONFIGS_TSV names another table, as in configs.sh: the tests' scratch one)
 CONFIGS_TSV = os.environ.get("WL_CONFIGS_TSV") or os.path.join(HERE, "configs.tsv")
 ROLES_TSV = os.path.join(HERE, "roles.tsv")
-CONFIG_FIELDS = ("xfs_bs", "pawu", "atomic", "fpw", "walcomp", "sync", "pg_wal", "xfs_mount", "role",
-                 "what")
+CONFIG_FIELDS = ("xfs_bs", "pawu", "atomic", "fpw", "walcomp", "sync", "pg_wal", "xfs_mount", "cuts",
+                 "role", "what")
 ROLE_FIELDS = ("crash", "evidence", "test", "expect", "meaning")
 CONTROL_MIN_RATE = 0.9  # the report's rule for a control (roles.tsv: expect corrupt or lost)
 
@@ -38,7 +38,7 @@ def _table(path, fields):
 
 def read_configs(path=CONFIGS_TSV):
     """configs.tsv: name -> dict(xfs_bs, pawu, atomic, fpw, walcomp, sync, pg_wal, xfs_mount,
-    role, what)."""
+    cuts, role, what)."""
     return _table(path, CONFIG_FIELDS)
 
 

@@ -2,7 +2,7 @@
 # Crash-and-verify loop for one configuration (runs in the guest).
 # Usage: crash.sh CONFIG [--cycles N] [--seed S] [--out DIR] [--check]
 #                 [--until-shown] [--commit SHA] [--dma-delay-us US]
-#                 [--cuts mixed|evict]
+#                 [--cuts mixed|evict|race]
 #
 # Each cycle:
 #  1. fresh tornblk devices (data under test, WAL on its own unless the
@@ -22,7 +22,14 @@
 #     the kernel's writeback every 0.2 s for pages dirty 1 s, so that
 #     those writes reach the device during the load; the device holds
 #     back flushes for 3 s of it and N is what it then has unflushed
-#     (--cuts evict: every cycle does this; mixed, the default, as said);
+#     (--cuts evict: every cycle does this; mixed, as said; the default
+#     is the configuration's cuts field of configs.tsv).  With cuts race
+#     every cycle runs the eviction load and then, instead of holding
+#     flushes, arms the data device to cut right after it copies an 8k
+#     piece from two versions (the writeback race's tear, possible only
+#     where stable pages are off): that copy is made durable, as by a
+#     cache flush, and both devices lose power at once; 30 s without one
+#     make the cycle untested (cut_mode race-none);
 #  3. the cut: a position k is drawn uniformly in 1..N (or k = N, right
 #     before the checkpoint's fsync, in every fourth cycle); the data
 #     device loses power as if right after its k-th write (later writes
@@ -79,7 +86,7 @@
 
 config=${1:?usage: crash.sh CONFIG [--cycles N] [--seed S] [--out DIR] [--check]}
 shift
-cycles=3 seed=1 out=/lbs-out check=0 until=0 commit=unknown cuts=mixed
+cycles=3 seed=1 out=/lbs-out check=0 until=0 commit=unknown cuts=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cycles) cycles=${2:?}; shift 2 ;;
@@ -96,9 +103,10 @@ done
 for v in "$cycles" "$seed" "$WL_DMA_DELAY_US"; do
 	case $v in '' | *[!0-9]*) t_fail "--cycles, --seed and --dma-delay-us take whole numbers, got '$v'" ;; esac
 done
-case $cuts in mixed | evict) ;; *) t_fail "--cuts takes mixed or evict, got '$cuts'" ;; esac
 T_NAME="crash-$config"
 wl_config "$config"
+cuts=${cuts:-$WL_CUTS}
+case $cuts in mixed | evict | race) ;; *) t_fail "--cuts takes mixed, evict or race, got '$cuts'" ;; esac
 [ "$(wl_role_field "$WL_ROLE" crash)" = yes ] ||
 	t_fail "$config is a $WL_ROLE configuration: the crash loop runs only those of roles $(wl_roles_where crash yes | paste -sd,) (roles.tsv)"
 t_require sysbench runuser xfs_repair
@@ -250,6 +258,28 @@ wal_cut() {
 	R[wal_cut]=none
 }
 
+# race_cut: the cut of configs.tsv's cuts "race", after the eviction
+# load: the data device is armed to cut right after it copied an 8k piece
+# from two versions (tornblk's cut_after_mixed: that torn copy made
+# durable as by a cache flush, both devices' power off at the same
+# instant), waited for 30 s at most.  If the race tore no page in that time
+# the cycle is untested (cut_mode race-none) and cut as the others are.
+race_cut() {
+	local tries=300 p=1
+	R[cut_mode]=race R[wal_cut]=race
+	echo 1 >"$TB_CFG/$WL_DEV/cut_after_mixed" || t_fail "cycle $CYCLE: cut_after_mixed refused"
+	while [ "$p" = 1 ] && [ $tries -gt 0 ]; do
+		sleep 0.1
+		tries=$((tries - 1))
+		read -r p <"$TB_CFG/$WL_DEV/power"
+	done
+	[ "$p" = 1 ] || return 0
+	echo 0 >"$TB_CFG/$WL_DEV/cut_after_mixed" || t_fail "cycle $CYCLE: disarming cut_after_mixed refused"
+	R[cut_mode]=race-none
+	crash_untested "the race tore no page in 30 s"
+	wal_cut
+}
+
 # cycle C: one crash and its verification (the checks of checks.sh);
 # appends its row, R, to the CSV.
 cycle() {
@@ -295,8 +325,14 @@ cycle() {
 		t_fail "cycle $c: reading pg_stat_user_tables failed"
 	sleep_until $((load_t + 8000000))
 	lap load
-	echo 1 >"$TB_CFG/$WL_DEV/hold_flush" || t_fail "cycle $c: hold_flush refused"
-	if [ "$evict" -eq 1 ]; then
+	if [ "$cuts" = race ]; then
+		race_cut
+	else
+		echo 1 >"$TB_CFG/$WL_DEV/hold_flush" || t_fail "cycle $c: hold_flush refused"
+	fi
+	if [ "$cuts" = race ]; then
+		:
+	elif [ "$evict" -eq 1 ]; then
 		sleep 3
 		e1=$(evictions) || t_fail "cycle $c: no eviction count"
 		evicted=$((e1 - evicted))
@@ -313,7 +349,7 @@ cycle() {
 	w0=$(tb_stat last_flush_write) w1=$(tb_stat writes)
 	n=$((w1 - w0))
 	R[unflushed_writes]=$n
-	if [ "$n" -gt 0 ]; then
+	if [ "$n" -gt 0 ] && [ "$cuts" != race ]; then
 		if [ "$evict" -eq 0 ] && [ $((c % 4)) -eq 0 ]; then
 			k=$n R[cut_mode]=${R[cut_mode]}-end
 		else
@@ -323,13 +359,17 @@ cycle() {
 		R[cut_fraction]=$(awk -v k="$k" -v n="$n" 'BEGIN { printf "%.3f", k / n }')
 		echo $((w0 + k)) >"$TB_CFG/$WL_DEV/cut_rewind_to" || t_fail "cycle $c: cut_rewind_to refused"
 	fi
-	wal_cut
+	[ "$cuts" = race ] || wal_cut
 	lap walcut
 	wl_power_cut_all
 	wl_writeback default
 	for col in "${!CUT_STATS[@]}"; do R[$col]=$(tb_stat "${CUT_STATS[$col]}"); done
 	for col in "${!CUT_WALSTATS[@]}"; do R[$col]=$(tb_walstat "${CUT_WALSTATS[$col]}"); done
-	[[ ${R[data_cached_writes]} =~ ^[1-9][0-9]*$ ]] || crash_untested "nothing cached on the data device at the cut"
+	if [ "$cuts" != race ]; then
+		[[ ${R[data_cached_writes]} =~ ^[1-9][0-9]*$ ]] || crash_untested "nothing cached on the data device at the cut"
+	elif [ "${R[cut_mode]}" = race ] && [ "${R[dma_pieces_mixed]}" -lt 1 ]; then
+		t_fail "cycle $c: the race cut struck, but the device counted no piece copied from two versions"
+	fi
 	kill -9 "$sb" "$WL_LEDGER_PID" 2>/dev/null || true
 	wl_pg_kill
 	wl_sess_close
@@ -364,6 +404,7 @@ cycle() {
 	crash_verdict
 	where="checkpoint ${R[cut_mode]} ($RELEASED earlier flushes let through)"
 	[ "$evict" -eq 0 ] || where="eviction writes (${R[cut_mode]}, $evicted buffers evicted in the 11 s)"
+	[ "$cuts" != race ] || where="the writeback race (${R[cut_mode]}: right after a copy from two versions was made durable)"
 	t_log "cycle $c: $where with $n unflushed writes, cut after $k (${R[cut_fraction]}); data" \
 		"${R[data_cached_writes]} cached (${R[data_rewound_writes]} rewound, ${R[torn_writes]} torn writes," \
 		"pages ${R[pages_in_flight]} in flight ${R[pages_partial]} partial ${R[pages_torn]} torn," \

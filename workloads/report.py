@@ -46,18 +46,23 @@ def device_model(row):
     return f"DMA capture {dma} us/page" if dma else "copy at submission"
 
 
-CUT_WHERE = ("checkpoint writes", "before the checkpoint's fsync", "eviction writes")
+CUT_WHERE = ("checkpoint writes", "before the checkpoint's fsync", "eviction writes",
+             "right after the race tore a page")
 
 
 def cut_where(mode):
     """Where crash.sh placed a cycle's cut, from its cut_mode: fsync or timeout
     (how the wait for the checkpoint's fsync ended), with -end when the cut
-    came after its last write, or evict; each maybe with -nowal."""
+    came after its last write, or evict; each maybe with -nowal; or race
+    (right after the device copied a page from two versions; race-none: no
+    such copy came, an untested cycle cut among eviction writes)."""
     base = mode[:-len("-nowal")] if mode.endswith("-nowal") else mode
     end = base.endswith("-end")
     base = base[:-len("-end")] if end else base
-    if base == "evict" and not end:
+    if base in ("evict", "race-none") and not end:
         return CUT_WHERE[2]
+    if base == "race":
+        return CUT_WHERE[3]
     if base in ("fsync", "timeout"):
         return CUT_WHERE[1] if end else CUT_WHERE[0]
     raise ValueError(f"unknown cut_mode '{mode}' in crash.csv")

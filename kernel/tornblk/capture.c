@@ -222,6 +222,19 @@ static void tornblk_dma_work(struct work_struct *work)
 		status = BLK_STS_RESOURCE;
 	} else {
 		status = tornblk_write_captured(dev, bio, buf, &failed);
+		/*
+		 * Armed on the race: the first write the device copied from
+		 * two versions becomes durable, with everything cached before
+		 * it, as a cache flush right after it would make it, and the
+		 * power fails: the media keeps the torn copy, and the write
+		 * that would repair it never comes.
+		 */
+		if (status == BLK_STS_OK && mixed && dev->cut_after_mixed &&
+		    dev->powered) {
+			tornblk_cache_flush(dev);
+			tornblk_group_cut(dev, "a write copied from two versions",
+					  &failed);
+		}
 	}
 	dev->dma_inflight--;
 	tornblk_unlock(dev);

@@ -177,6 +177,7 @@ TORNBLK_ATTR(seed, tornblk_check_any);
 TORNBLK_ATTR(persist_pct, tornblk_check_pct);
 TORNBLK_ATTR(cut_after_writes, tornblk_check_any);
 TORNBLK_ATTR(cut_min_bytes, tornblk_check_any);
+TORNBLK_ATTR(cut_after_mixed, tornblk_check_any);
 TORNBLK_ATTR(tear_unit, tornblk_check_tear);
 TORNBLK_ATTR(cut_rewind_to, tornblk_check_any);
 TORNBLK_ATTR(dma_delay_us, tornblk_check_delay);
@@ -294,6 +295,7 @@ static struct configfs_attribute *tornblk_attrs[] = {
 	&tornblk_attr_persist_pct,
 	&tornblk_attr_cut_after_writes,
 	&tornblk_attr_cut_min_bytes,
+	&tornblk_attr_cut_after_mixed,
 	&tornblk_attr_tear_unit,
 	&tornblk_attr_cut_rewind_to,
 	&tornblk_attr_cut_group,

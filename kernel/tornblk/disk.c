@@ -160,6 +160,7 @@ int tornblk_set_power(struct tornblk_dev *dev, bool on)
 	if (on && !dev->powered) {
 		dev->powered = true;
 		dev->cut_after_writes = 0;	/* a cut armed before is gone */
+		dev->cut_after_mixed = false;
 	} else if (!on && dev->powered) {
 		tornblk_group_cut(dev, "power=0", &failed);
 	}

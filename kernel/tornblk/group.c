@@ -90,6 +90,7 @@ void tornblk_group_cut(struct tornblk_dev *dev, const char *why,
 	tornblk_assert_locked(dev);
 	list_for_each_entry(m, &dev->grp->devs, grp_node) {
 		m->cut_after_writes = 0;
+		m->cut_after_mixed = false;
 		m->hold_flush = false;
 		bio_list_merge(failed, &m->held);
 		bio_list_init(&m->held);

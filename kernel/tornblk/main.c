@@ -12,8 +12,8 @@
  *   echo 1 > .../tb0/power                      # power back: persisted state
  *
  * Geometry and limits are fixed once the disk exists; seed, persist_pct,
- * tear_unit, cut_after_writes, cut_min_bytes, cut_rewind_to, hold_flush and
- * dma_delay_us may change at any time.
+ * tear_unit, cut_after_writes, cut_min_bytes, cut_after_mixed, cut_rewind_to,
+ * hold_flush and dma_delay_us may change at any time.
  *
  * This file only registers the module's parts; tornblk.h lists the files
  * and the one direction in which they call each other.

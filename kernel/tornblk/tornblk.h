@@ -116,6 +116,7 @@ struct tornblk_dev {
 	u32 persist_pct;
 	u64 cut_after_writes;	/* armed: cut right after this many more writes */
 	u32 cut_min_bytes;	/* ... counting only data writes of at least this */
+	bool cut_after_mixed;	/* armed: cut right after a torn DMA copy */
 	u32 tear_unit;		/* granularity of the torn-piece counts */
 	u64 cut_rewind_to;	/* a cut drops cached writes numbered above */
 	bool hold_flush;	/* park flushes and FUA writes until a cut */

@@ -147,7 +147,16 @@ if msg=$(WL_CONFIGS_TSV=$scratch/badsync.tsv wl_config lbs-only 2>&1); then bad 
 	if [[ $msg == *"synchronous_commit 'maybe'"* ]]; then ok; else bad "synchronous_commit 'maybe': '$msg'"; fi
 fi
 wl_config lbs-atomic-off
-if [ "$WL_MOUNT $WL_ROLE" = "nountorn probe" ]; then ok; else bad "wl_config lbs-atomic-off: $WL_MOUNT $WL_ROLE"; fi
+if [ "$WL_MOUNT $WL_CUTS $WL_ROLE" = "nountorn mixed probe" ]; then ok; else bad "wl_config lbs-atomic-off: $WL_MOUNT $WL_CUTS $WL_ROLE"; fi
+wl_config lbs-atomic-off-race
+if [ "$WL_MOUNT $WL_CUTS $WL_ROLE" = "nountorn race control" ]; then ok; else
+	bad "wl_config lbs-atomic-off-race: $WL_MOUNT $WL_CUTS $WL_ROLE"
+fi
+sed 's/^lbs-only\(\(\t[^\t]*\)\{8\}\t\)mixed\t/lbs-only\1sometimes\t/' \
+	"$top/workloads/configs.tsv" >"$scratch/badcuts.tsv"
+if msg=$(WL_CONFIGS_TSV=$scratch/badcuts.tsv wl_config lbs-only 2>&1); then bad "cuts 'sometimes' accepted"; else
+	if [[ $msg == *"cuts 'sometimes'"* ]]; then ok; else bad "cuts 'sometimes': '$msg'"; fi
+fi
 wl_config lbs-atomic-wb
 if [ "$WL_XFS_BS $WL_PAWU $WL_ATOMIC $WL_FPW $WL_WALCOMP $WL_MOUNT $WL_ROLE" = "16384 4096 16384 off off - protected-untorn" ]; then ok; else
 	bad "wl_config lbs-atomic-wb: $WL_XFS_BS $WL_PAWU $WL_ATOMIC $WL_FPW $WL_WALCOMP $WL_MOUNT $WL_ROLE"
@@ -171,7 +180,7 @@ if (WL_CONFIGS_TSV=$scratch/bad.tsv wl_configs all >/dev/null 2>&1); then bad "a
 # expectation all know it, with nothing else changed.
 sed -n '1,/^# name/p' "$top/workloads/configs.tsv" >"$scratch/configs.tsv"
 grep -v '^#' "$top/workloads/configs.tsv" >>"$scratch/configs.tsv"
-printf 'lbs32k-atomic\t32768\t32768\t32768\toff\toff\ton\town\t-\tprotected\t32k blocks on a 32k atomic unit\n' \
+printf 'lbs32k-atomic\t32768\t32768\t32768\toff\toff\ton\town\t-\tmixed\tprotected\t32k blocks on a 32k atomic unit\n' \
 	>>"$scratch/configs.tsv"
 if WL_CONFIGS_TSV=$scratch/configs.tsv bash "$top/workloads/configs.sh" tests |
 	grep -qx 'crash.lbs32k-atomic after=pg-template -- lbs32k-atomic --cycles 2 --check'; then ok; else
