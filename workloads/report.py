@@ -658,7 +658,8 @@ def exposure(c, dma):
                       "writeback)")
     else:
         can.append("the writeback DMA race (no stable writes: a page changed while the device "
-                   "reads it is kept mixed)")
+                   "reads it is kept mixed)"
+                   + ("; every cut right after it tore a page" if t.get("cuts") == "race" else ""))
     if untorn or pawu >= bs:
         cannot.append("torn XFS metadata blocks")
     else:
@@ -760,6 +761,15 @@ def race_lines(crash):
         L.append(f"- {c} ({m}): {s['dma_pages_changed']} pages in {s['dma_changed_cycles']} of "
                  f"{s['dma_cycles']} cycles{mixed}.")
     L.append("")
+    # What a torn copy does once it is on the media: the configurations cut
+    # right after the race tore a page (configs.tsv's cuts "race").
+    for c, m, s in crash_groups(crash):
+        if CONFIG_TABLE[c].get("cuts") != "race" or not s["tested"]:
+            continue
+        L.append(f"What the race's torn copy does to PostgreSQL once it is on the media: {c} ({m}) cut "
+                 "each cycle right after the device copied an 8k piece from two versions, made durable "
+                 f"as by a cache flush: {rate_cell(c, s)} of its tested cycles corrupt "
+                 f"({s['recovery_failed']} of them failed crash recovery).\n")
     return L
 
 

@@ -89,6 +89,13 @@ def main():
                                "dma_mixed_cycles": 2, "dma_pieces_mixed": 0}})
     check("7 pages in 1 of 4 cycles; 8k pieces copied from two versions (torn by the race): 0 in the 2 "
           "cycles that counted them." in race[1], f"the race's mixed pieces: {race}")
+    race = report.race_lines({("lbs-atomic-off-race", "DMA capture 100 us/page"):
+                              {"dma_cycles": 3, "dma_changed_cycles": 3, "dma_pages_changed": 90,
+                               "dma_mixed_cycles": 3, "dma_pieces_mixed": 9, "tested": 3, "corrupt": 3,
+                               "rate_ci95": report.binom_interval(3, 3), "recovery_failed": 2}})
+    check(any("lbs-atomic-off-race (DMA capture 100 us/page) cut each cycle right after the device copied" in x
+              and "3/3 (29.2-100.0%) of its tested cycles corrupt (2 of them failed crash recovery)" in x
+              for x in race), f"the race cut's outcome: {race}")
 
     with tempfile.TemporaryDirectory() as d:
         # 60 clean cycles with DMA capture, 2 corrupt ones copied at submission:
