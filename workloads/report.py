@@ -47,7 +47,7 @@ def device_model(row):
 
 
 CUT_WHERE = ("checkpoint writes", "before the checkpoint's fsync", "eviction writes",
-             "right after the race tore a page")
+             "right after a copy from two versions")
 
 
 def cut_where(mode):
@@ -659,7 +659,8 @@ def exposure(c, dma):
     else:
         can.append("the writeback DMA race (no stable writes: a page changed while the device "
                    "reads it is kept mixed)"
-                   + ("; every cut right after it tore a page" if t.get("cuts") == "race" else ""))
+                   + ("; every cut right after the device copied a piece from two versions"
+                      if t.get("cuts") == "race" else ""))
     if untorn or pawu >= bs:
         cannot.append("torn XFS metadata blocks")
     else:
@@ -767,9 +768,13 @@ def race_lines(crash):
         if CONFIG_TABLE[c].get("cuts") != "race" or not s["tested"]:
             continue
         L.append(f"What the race's torn copy does to PostgreSQL once it is on the media: {c} ({m}) cut "
-                 "each cycle right after the device copied an 8k piece from two versions, made durable "
-                 f"as by a cache flush: {rate_cell(c, s)} of its tested cycles corrupt "
-                 f"({s['recovery_failed']} of them failed crash recovery).\n")
+                 "each cycle right after the device copied an 8k piece from two versions (tornblk's "
+                 "detector), made durable as by a cache flush: "
+                 f"{rate_cell(c, s)} of its tested cycles corrupt ({s['recovery_failed']} of them failed "
+                 "crash recovery).  The rate is given such a copy, not per crash: how often one reaches "
+                 "the media before the write that repairs it is what the probe above measures.  A torn "
+                 "page that redo rewrites whole, or one of a file without checksums (pg_xact and the "
+                 "other SLRUs), is not found, so a rate below 100% is expected.\n")
     return L
 
 

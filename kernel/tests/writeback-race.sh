@@ -69,6 +69,8 @@ run() {
 	ATOMIC_WRITES=$(($(t_tornblk_stat "$name" atomic_writes) - before))
 	CHANGED=$(t_tornblk_stat "$name" dma_pages_changed)
 	PIECES=$(t_tornblk_stat "$name" dma_pieces_mixed)
+	[ "$(t_tornblk_stat "$name" dma_uncounted)" = 0 ] ||
+		t_fail "$name: the device left captured writes unchecked for mixed pieces (no memory for the snapshot)"
 	t_log "$name: $(t_tornblk_stat "$name" dma_writes) writes captured after submission," \
 		"$ATOMIC_WRITES REQ_ATOMIC, $CHANGED pages changed while captured, $PIECES 8k pieces copied mixed"
 	# Every REQ_ATOMIC write the device saw (the race's and the file's

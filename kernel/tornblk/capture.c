@@ -91,14 +91,37 @@ blk_status_t tornblk_write_copy(struct tornblk_dev *dev, struct bio *bio,
 }
 
 /*
+ * Take @len bytes of @bio from @start (a piece) into @dst: what the pages
+ * hold at this moment.
+ */
+static void snapshot_piece(struct bio *bio, struct bvec_iter start, u8 *dst,
+			   u32 len)
+{
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	u32 off = 0;
+
+	__bio_for_each_segment(bv, bio, iter, start) {
+		if (off >= len)
+			break;
+		memcpy_from_bvec(dst + off, &bv);
+		off += bv.bv_len;
+	}
+}
+
+/*
  * Read @bio's data into a new buffer, page by page, @delay_us apart, as a
  * DMA engine walks the scatter list.  *@snap, when there is memory for it,
- * is every page as it was when the reading began: changed_pages() tells
- * from it which pages changed before their own turn came.
+ * holds each tear_unit piece (of @unit bytes) as it was when the reading
+ * of its first page began: changed_pages() tells from it which pages of a
+ * piece changed after the piece began to be read and before their own
+ * turn came.
  */
-static u8 *capture(struct bio *bio, u32 delay_us, u8 **snap)
+static u8 *capture(struct bio *bio, u32 delay_us, u32 unit, u8 **snap)
 {
 	u8 *buf = tornblk_buf_alloc(bio->bi_iter.bi_size);
+	u64 pos = (u64)bio->bi_iter.bi_sector << SECTOR_SHIFT;
+	u64 piece = U64_MAX;
 	struct bvec_iter iter;
 	unsigned int noio;
 	struct bio_vec bv;
@@ -107,42 +130,47 @@ static u8 *capture(struct bio *bio, u32 delay_us, u8 **snap)
 	*snap = NULL;
 	if (!buf)
 		return NULL;
-	/* only a count depends on it: never an injected failure */
+	/*
+	 * The snapshot serves the counts alone, so it is not one of the
+	 * allocations tornblk_buf_alloc() fails on purpose; without memory
+	 * for it the write's pieces go uncounted (dma_uncounted).
+	 */
 	noio = memalloc_noio_save();
 	*snap = kvmalloc(bio->bi_iter.bi_size, GFP_KERNEL | __GFP_NOWARN);
 	memalloc_noio_restore(noio);
-	if (*snap) {
-		bio_for_each_segment(bv, bio, iter) {
-			memcpy_from_bvec(*snap + off, &bv);
-			off += bv.bv_len;
-		}
-		off = 0;
-	}
 	bio_for_each_segment(bv, bio, iter) {
 		if (off)
 			fsleep(delay_us);
+		if (*snap && div64_u64(pos, unit) != piece) {
+			piece = div64_u64(pos, unit);
+			snapshot_piece(bio, iter, *snap + off,
+				       min_t(u64, (piece + 1) * unit - pos,
+					     bio->bi_iter.bi_size - off));
+		}
 		memcpy_from_bvec(buf + off, &bv);
 		off += bv.bv_len;
+		pos += bv.bv_len;
 	}
 	return buf;
 }
 
-/* One tear_unit piece of a captured write, page by page. */
-struct dma_piece {
+/* One tear_unit piece of a captured write, segment by segment. */
+struct tornblk_dma_piece {
 	u64 idx;		/* which piece */
-	u32 late, early;	/* pages changed after / before their capture */
-	u32 late_page, early_page;	/* one of each, by page number */
+	u32 late, early;	/* segments changed after / before their capture */
+	u32 late_seg, early_seg;	/* one of each, by segment number */
 };
 
 /*
- * A piece whose copy mixes two versions: one of its pages was read before
- * a change (its copy is older than the page now) and another after one
- * (its copy is newer than the page was when the reading began).
+ * A piece whose copy mixes two versions: one of its segments was read
+ * before a change (its copy is older than the memory now) and another
+ * after one (its copy is newer than the memory was when the piece began
+ * to be read).
  */
-static bool piece_mixed(const struct dma_piece *p)
+static bool piece_mixed(const struct tornblk_dma_piece *p)
 {
 	return p->late && p->early &&
-	       !(p->late == 1 && p->early == 1 && p->late_page == p->early_page);
+	       !(p->late == 1 && p->early == 1 && p->late_seg == p->early_seg);
 }
 
 /*
@@ -152,44 +180,45 @@ static bool piece_mixed(const struct dma_piece *p)
  * own capture is not counted, and is harmless by itself: the device took
  * the new data.  *@mixed counts the tear_unit pieces (a database page)
  * whose copy holds a page read before a change and another read after it
- * (from @snap, the pages when the reading began): copies of no version the
- * piece ever had, the pages the race tore.
+ * (from @snap, each piece as it was when its first page was read; @unit
+ * bytes a piece): copies of no version the piece ever had, the pages the
+ * race tore.  (Two changes, one before the piece's reading began and one
+ * after it ended, leave a whole older copy: not counted.)
  */
-static u64 changed_pages(struct tornblk_dev *dev, struct bio *bio,
-			 const u8 *buf, const u8 *snap, u64 *mixed)
+static u64 changed_pages(struct bio *bio, u32 unit, const u8 *buf,
+			 const u8 *snap, u64 *mixed)
 {
 	u64 pos = (u64)bio->bi_iter.bi_sector << SECTOR_SHIFT;
-	u32 unit = READ_ONCE(dev->tear_unit), page = 0;
-	struct dma_piece p = { .idx = U64_MAX };
+	struct tornblk_dma_piece p = { .idx = U64_MAX };
 	struct bvec_iter iter;
 	struct bio_vec bv;
-	u32 off = 0;
+	u32 off = 0, seg = 0;
 	u64 n = 0;
 
 	*mixed = 0;
 	bio_for_each_segment(bv, bio, iter) {
 		void *v = bvec_kmap_local(&bv);
 		bool late = memcmp(buf + off, v, bv.bv_len) != 0;
-		bool early = snap && memcmp(snap + off, buf + off, bv.bv_len);
+		bool early = snap && memcmp(snap + off, buf + off, bv.bv_len) != 0;
+		u64 idx = div64_u64(pos, unit);
 
 		kunmap_local(v);
-		if (div64_u64(pos, unit) != p.idx) {
+		if (idx != p.idx) {
 			*mixed += piece_mixed(&p);
-			memset(&p, 0, sizeof(p));
-			p.idx = div64_u64(pos, unit);
+			p = (struct tornblk_dma_piece){ .idx = idx };
 		}
 		if (late) {
 			p.late++;
-			p.late_page = page;
+			p.late_seg = seg;
 		}
 		if (early) {
 			p.early++;
-			p.early_page = page;
+			p.early_seg = seg;
 		}
 		n += late;
 		off += bv.bv_len;
 		pos += bv.bv_len;
-		page++;
+		seg++;
 	}
 	*mixed += piece_mixed(&p);
 	return n;
@@ -202,16 +231,18 @@ static void tornblk_dma_work(struct work_struct *work)
 	struct bio_list failed = BIO_EMPTY_LIST;
 	struct bio *bio = d->bio;
 	blk_status_t status;
+	u32 unit = READ_ONCE(dev->tear_unit);
 	u64 changed = 0, mixed = 0;
 	u8 *buf, *snap;
 
-	buf = capture(bio, d->delay_us, &snap);
+	buf = capture(bio, d->delay_us, unit, &snap);
 	if (buf)
-		changed = changed_pages(dev, bio, buf, snap, &mixed);
+		changed = changed_pages(bio, unit, buf, snap, &mixed);
 	kvfree(snap);
 	tornblk_lock(dev);
 	dev->stats.dma_pages_changed += changed;
 	dev->stats.dma_pieces_mixed += mixed;
+	dev->stats.dma_uncounted += buf && !snap;
 	if (dev->stats.cuts != d->cuts || !dev->powered) {
 		/* the power failed before the capture ended */
 		dev->stats.io_errors++;
@@ -231,6 +262,9 @@ static void tornblk_dma_work(struct work_struct *work)
 		 */
 		if (status == BLK_STS_OK && mixed && dev->cut_after_mixed &&
 		    dev->powered) {
+			pr_info("%s: the write of %u bytes at sector %llu was copied from two versions (%llu pieces)\n",
+				dev->name, bio->bi_iter.bi_size,
+				(u64)bio->bi_iter.bi_sector, mixed);
 			tornblk_cache_flush(dev);
 			tornblk_group_cut(dev, "a write copied from two versions",
 					  &failed);

@@ -98,7 +98,8 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "dma_writes %llu\ndma_inflight %u\n", st->dma_writes,
 		   dev->dma_inflight);
 	seq_printf(m, "dma_pages_changed %llu\n", st->dma_pages_changed);
-	seq_printf(m, "dma_pieces_mixed %llu\n", st->dma_pieces_mixed);
+	seq_printf(m, "dma_pieces_mixed %llu\ndma_uncounted %llu\n",
+		   st->dma_pieces_mixed, st->dma_uncounted);
 	tornblk_unlock(dev);
 	mutex_unlock(&tornblk_cfg_lock);
 	return 0;

@@ -64,6 +64,7 @@ struct tornblk_stats {
 	u64 misaligned, alloc_failures, held, dma_writes;
 	u64 dma_pages_changed;	/* pages changed after their capture began */
 	u64 dma_pieces_mixed;	/* tear_unit pieces copied from two versions */
+	u64 dma_uncounted;	/* captured writes whose pieces went unchecked */
 	u64 last_flush_write;	/* the write count when the cache last emptied */
 	/* the last power cut */
 	u64 cut_writes, cut_units_persisted, cut_units_dropped, cut_writes_torn;

@@ -193,7 +193,7 @@ def main():
           [report.CUT_WHERE[i] for i in (0, 2, 0, 1, 2, 1)],
           "cut modes are not sorted into checkpoint writes, before fsync and eviction")
     check([report.cut_where(m) for m in ("race", "race-none")] == [report.CUT_WHERE[3], report.CUT_WHERE[2]],
-          "race cuts: right after the race tore a page, or (none came) among eviction writes")
+          "race cuts: right after a copy from two versions, or (none came) among eviction writes")
     # Torn pieces told apart (meta_pages_torn: XFS's own writes); rows from
     # before the split have no such column.
     def split_rows(config, pairs):
