@@ -97,8 +97,8 @@ def race_section(rdir, tsv):
          "it finished reading the write (tornblk's dma_pages_changed: the race's chances: the device "
          "holds a copy older than the page cache, which marks the page dirty again), and the 8k "
          "pieces (a PostgreSQL page) whose copy holds one page read before a change and another read "
-         "after it (dma_pieces_mixed, against a snapshot of the write's pages taken when the reading "
-         "began): copies of no version the page ever had, the race's torn pages, whose checksum "
+         "after it (dma_pieces_mixed, against a snapshot of each piece taken when its first page is "
+         "read): copies of no version the page ever had, the race's torn pages, whose checksum "
          "fails. The kernel's untorn buffered writeback (stable pages) keeps both at 0. A crash "
          "cycle shows damage only when a torn copy reaches the media and the cut loses the write "
          "that repairs it (the probe's crash cycles above). Variants (workloads/race.tsv) run "
@@ -141,6 +141,16 @@ def race_section(rdir, tsv):
                  "with no power cut, on storage without stable pages. Each stays on the media until "
                  "the page's next write repairs it; a cut before that leaves a page whose checksum "
                  "fails. The kernel's untorn buffered writeback (stable pages) is needed for them.")
-    L.append(f"Settings that raise the count (interval above 1): {', '.join(raised) or 'none shown'}; "
-             f"that lower it (interval below 1): {', '.join(lowered) or 'none shown'}.\n")
+    L.append(f"Settings that raise the pages changed (the paired ratio's interval above 1): "
+             f"{', '.join(raised) or 'none shown'}; that lower them (below 1): "
+             f"{', '.join(lowered) or 'none shown'}.")
+    base = pv.get(BASE, {}).get("mixed")
+    if base and base["ci95"]:
+        up = [v for v, d in pv.items() if v != BASE and d["mixed"] and d["mixed"]["ci95"]
+              and d["mixed"]["ci95"][0] > base["ci95"][1]]
+        down = [v for v, d in pv.items() if v != BASE and d["mixed"] and d["mixed"]["ci95"]
+                and d["mixed"]["ci95"][1] < base["ci95"][0]]
+        L.append(f"Settings whose torn copies per load (8k pieces mixed) lie above the baseline's, "
+                 f"intervals apart: {', '.join(up) or 'none'}; below: {', '.join(down) or 'none'}.")
+    L.append("")
     return L

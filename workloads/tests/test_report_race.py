@@ -43,7 +43,7 @@ out = section(rows)
 check("| pareto | 6 | 6 | 70 [20-120] |" in out, "pareto's count per load: median 70, interval [20-120]\n" + out)
 check("| 2.00 [2.00-2.00] | not counted |" in out, "hot's paired ratio is 2.00 [2.00-2.00], no mixed count\n" + out)
 check("8k piece from two" not in out and "from two versions in the" not in out, "no statement on mixed pieces uncounted\n" + out)
-check("raise the count (interval above 1): pareto;" in out, "pareto raises the count\n" + out)
+check("raise the pages changed (the paired ratio's interval above 1): pareto;" in out, "pareto raises the count\n" + out)
 check("in 12 of 12 loads they changed pages" in out, "every load changed a page\n" + out)
 check("| evict | 6 | 6 | 35 [10-60] | 350.0 [100.0-600.0] | 1 (the baseline) |" in out,
       "evict's row: per 10k writes and the baseline mark\n" + out)
@@ -77,4 +77,10 @@ try:
     check(False, "a race.csv of two runs was reported")
 except SystemExit as e:
     check("more than one run" in str(e), f"refused for the reason: {e}")
+# Torn copies per load against the baseline's, intervals apart.
+rows = []
+for rep in range(1, 7):
+    rows += [("evict", rep, 1000, 30, rep % 2), ("pareto", rep, 1000, 30, 10 + rep), ("uniform", rep, 1000, 30, 1)]
+out = section(rows)
+check("lie above the baseline's, intervals apart: pareto; below: none." in out, "pareto's torn copies above\n" + out)
 print("ok: report_race")
