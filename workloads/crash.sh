@@ -122,7 +122,7 @@ expected=$(wl_role_field "$WL_ROLE" expect)
 
 wl_template
 
-# ckpt_syncing PID [wal]: the checkpointer PID is in fsync(2) or
+# ckpt_syncing PID [wal]: process PID (the checkpointer) is in fsync(2) or
 # fdatasync(2) of a relation's or an SLRU's file: ProcessSyncRequests, the
 # fsyncs of its buffer writes (pg_stat_activity's DataFileSync and
 # SLRUSync); with "wal", of a WAL segment instead (it flushes the WAL up to
@@ -145,6 +145,16 @@ ckpt_syncing() {
 	return 1
 }
 
+# wal_syncing: some PostgreSQL process is in fsync(2) or fdatasync(2) of a
+# WAL segment (or pg_wal itself).
+wal_syncing() {
+	local pid
+	for pid in $(pgrep -u postgres); do
+		! ckpt_syncing "$pid" wal || return 0
+	done
+	return 1
+}
+
 # wait_ckpt_fsync: wait until the checkpointer waits in an fsync of its
 # buffer writes (ProcessSyncRequests) that the data device holds.  A flush
 # held earlier (an fsync before the buffer writes, an XFS log force) is let
@@ -159,11 +169,12 @@ wait_ckpt_fsync() {
 		sleep 0.1
 		tries=$((tries - 1))
 		held=$(tb_stat held_now)
-		if [ "$held" -gt 0 ] && ! wl_wal_own && ckpt_syncing "$ckpt" wal; then
-			# pg_wal on the data device: the checkpointer's WAL flush
-			# is let through at once (waiting for the writes to settle
-			# first took half a second per buffer whose WAL was not
-			# flushed yet: 30 s a cycle)
+		if [ "$held" -gt 0 ] && ! wl_wal_own && ! ckpt_syncing "$ckpt" && wal_syncing; then
+			# pg_wal on the data device: while the checkpointer is not
+			# in its fsync, a WAL flush (a commit's, or the
+			# checkpointer's before it writes a buffer out) is let
+			# through at once; waiting for the writes to settle first
+			# took about a second per flush, 30 s a cycle
 			release_held
 			continue
 		fi
