@@ -312,9 +312,7 @@ cycle() {
 	RANDOM=${R[seed]}
 	WL_SEED=${R[seed]} wl_device
 	lap device
-	# (no timed checkpoint either: its fsync would be held, and the cut
-	# would fall among its writes)
-	[ "$evict" -eq 0 ] || printf 'shared_buffers = 4MB\ncheckpoint_timeout = 1d\n' >>"$WL_DATA/postgresql.conf"
+	[ "$evict" -eq 0 ] || wl_evict_settings >>"$WL_DATA/postgresql.conf"
 	rm -f "$WL_LOG"
 	wl_pg_start || { tail -n 20 "$WL_LOG" >&2; t_fail "cycle $c: the fresh cluster did not start"; }
 	# The queries of the load and the cut go through one session, opened
@@ -390,7 +388,6 @@ cycle() {
 	fi
 	kill -9 "$sb" "$WL_LEDGER_PID" 2>/dev/null || true
 	wl_pg_kill
-	wl_sess_close
 	lap kill
 	wait
 	lap wait
@@ -405,7 +402,6 @@ cycle() {
 		crash_phase start
 		if [ "$CRASH_BLOCKED" -eq 0 ]; then
 			crash_phase online
-			wl_sess_close
 			if [ "$CRASH_BLOCKED" -eq 0 ]; then
 				wl_pg_stop || t_fail "cycle $c: clean stop after recovery failed"
 				lap stop

@@ -382,6 +382,13 @@ wl_pg_kill() {
 	wl_sess_close
 }
 
+# wl_evict_settings: the postgresql.conf lines of the eviction load (the
+# crash loop's eviction cycles, race.sh): shared_buffers far below the data
+# set, so that backends and the bgwriter write pages out all the time, and
+# no timed checkpoint (its fsync would be held, and the cut would fall
+# among its writes).
+wl_evict_settings() { printf 'shared_buffers = 4MB\ncheckpoint_timeout = 1d\n'; }
+
 # wl_writeback fast|default: the kernel's writeback of dirty pages every
 # 0.2 s for pages dirty 1 s (the crash loop's eviction cycles, race.sh), or
 # its settings as they were before the first call.

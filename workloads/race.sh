@@ -98,8 +98,7 @@ load() {
 	wl_device
 	{
 		echo "# race.sh: the crash loop's eviction setup, variant $v"
-		echo "shared_buffers = 4MB"
-		echo "checkpoint_timeout = 1d"
+		wl_evict_settings
 		if [ "${V_SET[$v]}" != - ]; then
 			for kv in ${V_SET[$v]//,/ }; do echo "${kv%%=*} = '${kv#*=}'"; done
 		fi
@@ -133,7 +132,6 @@ load() {
 	pkill -9 -P "$sbp" 2>/dev/null || true
 	kill -9 "$sbp" "$WL_LEDGER_PID" 2>/dev/null || true
 	wl_pg_kill
-	wl_sess_close
 	wait
 	commits=0
 	[ ! -s /tmp/race.ledger ] || commits=$(grep -c '^c ' /tmp/race.ledger || true)

@@ -163,7 +163,6 @@ wl_pg_start || { tail -n 20 "$WL_LOG" >&2; t_fail "the server did not start afte
 run "pg_xact zeroed"
 [ "${R[xact_wrong]}" -ge $((commits / 2)) ] ||
 	t_fail "pg_xact zeroed: only ${R[xact_wrong]} of $commits committed transactions counted"
-wl_sess_close
 wl_pg_stop || true
 wl_device_remove
 t_pass "ledger, pg_xact, counters, updates and index checks find nothing on a healthy cluster and bite on a dropped commit, a rolled-back row, a transaction lost whole, lost writes of a table and of hash and GIN index pages, and a zeroed pg_xact ($commits commits, $aborts rollbacks)"
