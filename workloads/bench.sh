@@ -85,7 +85,7 @@ done
 if [ "$WL_TABLE_SIZE" -lt 1000 ] || [ "$WL_PGBENCH_SCALE" -lt 1 ]; then
 	t_fail "--table-size must be at least 1000 rows and --pgbench-scale at least 1"
 fi
-WL_TEMPLATE=$WL_TEMPLATE-${WL_TABLE_SIZE}-$WL_PGBENCH_SCALE
+WL_TEMPLATE_BASE=$WL_TEMPLATE_BASE-${WL_TABLE_SIZE}-$WL_PGBENCH_SCALE
 [ "$reps" -ge 1 ] || t_fail "--reps must be at least 1"
 IFS=, read -r -a cfg_list <<<"$configs"
 IFS=, read -r -a wl_list <<<"$workloads"
@@ -101,11 +101,20 @@ mkdir -p "$out/series"
 csv=$out/bench.csv
 wl_csv "$csv" "$BENCH_COLUMNS"
 
-wl_template
+# A template for each page size the configurations use.
+sizes=()
+for c in "${cfg_list[@]}" "${timed_list[@]}"; do
+	wl_config "$c"
+	[[ " ${sizes[*]} " == *" $WL_PG_BS "* ]] || sizes+=("$WL_PG_BS")
+done
+for WL_PG_BS in "${sizes[@]}"; do
+	wl_pg_build
+	wl_template
+done
 WL_FPW="from configs.tsv" WL_WALCOMP="from configs.tsv" WL_SYNC=on wl_pg_settings >"$out/pg-settings.conf"
 
 # The guest's storage: tornblk devices per configuration (lib.sh).
-bench_storage() { wl_config "$1"; WL_SEED=$2 wl_device; }
+bench_storage() { wl_config "$1"; wl_pg_build; WL_SEED=$2 wl_device; }
 bench_release() { wl_device_remove; }
 bench_bytes() { if [ "$1" = data ]; then tb_stat bytes_written; else tb_walstat bytes_written; fi; }
 bench_drop_caches() { sync; echo 3 >/proc/sys/vm/drop_caches; }

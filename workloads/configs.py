@@ -17,19 +17,23 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # (WL_CONFIGS_TSV names another table, as in configs.sh: the tests' scratch one)
 CONFIGS_TSV = os.environ.get("WL_CONFIGS_TSV") or os.path.join(HERE, "configs.tsv")
 ROLES_TSV = os.path.join(HERE, "roles.tsv")
-CONFIG_FIELDS = ("xfs_bs", "pawu", "atomic", "fpw", "walcomp", "sync", "pg_wal", "xfs_mount", "cuts",
-                 "role", "what")
+CONFIG_FIELDS = ("xfs_bs", "pawu", "atomic", "pg_bs", "fpw", "walcomp", "sync", "pg_wal",
+                 "xfs_mount", "cuts", "role", "what")
 ROLE_FIELDS = ("crash", "evidence", "test", "expect", "meaning")
 CONTROL_MIN_RATE = 0.9  # the report's rule for a control (roles.tsv: expect corrupt or lost)
 
 
-def _table(path, fields):
+def _table(path, fields, fill=None):
+    """Rows by name; fill (field, value): a row one field short lacks that
+    field (a table written before it existed) and gets the value."""
     out = {}
     with open(path) as f:
         for n, line in enumerate(f, 1):
             if line.startswith("#") or not line.strip():
                 continue
             cells = line.rstrip("\n").split("\t")
+            if fill and len(cells) == len(fields):
+                cells.insert(fields.index(fill[0]) + 1, fill[1])
             if len(cells) != len(fields) + 1:
                 raise ValueError(f"{path}:{n}: {len(cells)} fields, not {len(fields) + 1}")
             out[cells[0]] = dict(zip(fields, cells[1:]))
@@ -37,9 +41,10 @@ def _table(path, fields):
 
 
 def read_configs(path=CONFIGS_TSV):
-    """configs.tsv: name -> dict(xfs_bs, pawu, atomic, fpw, walcomp, sync, pg_wal, xfs_mount,
-    cuts, role, what)."""
-    return _table(path, CONFIG_FIELDS)
+    """configs.tsv: name -> dict(xfs_bs, pawu, atomic, pg_bs, fpw, walcomp, sync, pg_wal,
+    xfs_mount, cuts, role, what).  A table from before pg_bs (hostbench's
+    results of an earlier version) is of Debian's 8k pages."""
+    return _table(path, CONFIG_FIELDS, fill=("pg_bs", "8192"))
 
 
 def read_roles(path=ROLES_TSV):

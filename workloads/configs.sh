@@ -51,22 +51,25 @@ wl_configs() {
 		roles=" $roles " ;;
 	*) roles=" $* " ;;
 	esac
-	_wl_table "$WL_CONFIGS_TSV" 12 | awk -F'\t' -v roles="$roles" \
-		'roles == "" || index(roles, " " $11 " ") { print $1 }'
+	_wl_table "$WL_CONFIGS_TSV" 13 | awk -F'\t' -v roles="$roles" \
+		'roles == "" || index(roles, " " $12 " ") { print $1 }'
 }
 
-# wl_config NAME: XFS block, device pawu, REQ_ATOMIC unit, full_page_writes,
-# wal_compression, synchronous_commit, where pg_wal is (own or data), the
-# data filesystem's mount options (- for none), where the crash loop cuts
-# and role into WL_XFS_BS, WL_PAWU, WL_ATOMIC, WL_FPW, WL_WALCOMP, WL_SYNC,
-# WL_PGWAL, WL_MOUNT, WL_CUTS and WL_ROLE; WL_CONFIG is the name.
+# wl_config NAME: XFS block, device pawu, REQ_ATOMIC unit, PostgreSQL's
+# page size, full_page_writes, wal_compression, synchronous_commit, where
+# pg_wal is (own or data), the data filesystem's mount options (- for
+# none), where the crash loop cuts and role into WL_XFS_BS, WL_PAWU,
+# WL_ATOMIC, WL_PG_BS, WL_FPW, WL_WALCOMP, WL_SYNC, WL_PGWAL, WL_MOUNT,
+# WL_CUTS and WL_ROLE; WL_CONFIG is the name.
 # shellcheck disable=SC2034  # used by the scripts that source this file
 wl_config() {
 	local line
-	line=$(_wl_table "$WL_CONFIGS_TSV" 12 |
-		awk -F'\t' -v n="$1" '$1 == n { print $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }')
+	line=$(_wl_table "$WL_CONFIGS_TSV" 13 |
+		awk -F'\t' -v n="$1" '$1 == n { print $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 }')
 	[ -n "$line" ] || _wl_cfg_fail "unknown configuration '$1' ($(wl_configs all | tr '\n' ' '))"
-	read -r WL_XFS_BS WL_PAWU WL_ATOMIC WL_FPW WL_WALCOMP WL_SYNC WL_PGWAL WL_MOUNT WL_CUTS WL_ROLE <<<"$line"
+	read -r WL_XFS_BS WL_PAWU WL_ATOMIC WL_PG_BS WL_FPW WL_WALCOMP WL_SYNC WL_PGWAL WL_MOUNT WL_CUTS WL_ROLE \
+		<<<"$line"
+	case $WL_PG_BS in 8192 | 16384) ;; *) _wl_cfg_fail "$1: pg_bs '$WL_PG_BS', not 8192 or 16384" ;; esac
 	case $WL_SYNC in on | off) ;; *) _wl_cfg_fail "$1: synchronous_commit '$WL_SYNC', not on or off" ;; esac
 	case $WL_PGWAL in own | data) ;; *) _wl_cfg_fail "$1: pg_wal '$WL_PGWAL', not own or data" ;; esac
 	case $WL_CUTS in mixed | race) ;; *) _wl_cfg_fail "$1: cuts '$WL_CUTS', not mixed or race" ;; esac

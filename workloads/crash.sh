@@ -58,12 +58,13 @@
 # log and pg_amcheck output are kept in DIR/logs/ (amcheck_errors counts
 # the relations pg_amcheck reported, one header line each).
 # dma_pages_changed: the data device's pages changed while it captured them
-# during the cycle (the writeback race's chances); dma_pieces_mixed: its 8k
-# pieces it copied from two versions (a page read before a change, another
-# after it: the pages the race tore).
-# pages_torn counts the data device's torn 8k pieces, meta_pages_torn those
-# of them in XFS's log and metadata writes (REQ_META; the mount, recovery
-# and xfs_repair checks judge what they did): the rest are file data.
+# during the cycle (the writeback race's chances); dma_pieces_mixed: its
+# PostgreSQL-page-sized pieces (pg_bs) it copied from two versions (a page
+# read before a change, another after it: the pages the race tore).
+# pages_torn counts the data device's torn page-sized pieces,
+# meta_pages_torn those of them in XFS's log and metadata writes (REQ_META;
+# the mount, recovery and xfs_repair checks judge what they did): the rest
+# are file data.
 # --check judges the cycles by the configuration's role (roles.tsv, applied
 # by configs.py judge, as the report does): protected ones must have only
 # clean cycles, and without full-page writes no torn piece of file data;
@@ -105,6 +106,7 @@ for v in "$cycles" "$seed" "$WL_DMA_DELAY_US"; do
 done
 T_NAME="crash-$config"
 wl_config "$config"
+wl_pg_build
 cuts=${cuts:-$WL_CUTS}
 case $cuts in mixed | evict | race) ;; *) t_fail "--cuts takes mixed, evict or race, got '$cuts'" ;; esac
 [ "$(wl_role_field "$WL_ROLE" crash)" = yes ] ||
@@ -427,7 +429,7 @@ cycle() {
 	t_log "cycle $c: $where with $n unflushed writes, cut after $k (${R[cut_fraction]}); data" \
 		"${R[data_cached_writes]} cached (${R[data_rewound_writes]} rewound, ${R[torn_writes]} torn writes," \
 		"pages ${R[pages_in_flight]} in flight ${R[pages_partial]} partial ${R[pages_torn]} torn," \
-		"${R[meta_pages_torn]} of them XFS's; ${R[dma_pages_changed]} changed while captured, ${R[dma_pieces_mixed]} 8k pieces mixed), WAL ${R[wal_cached_writes]} cached (${R[wal_pages_torn]}" \
+		"${R[meta_pages_torn]} of them XFS's; ${R[dma_pages_changed]} changed while captured, ${R[dma_pieces_mixed]} $((WL_PG_BS / 1024))k pieces mixed), WAL ${R[wal_cached_writes]} cached (${R[wal_pages_torn]}" \
 		"pages torn, cut ${R[wal_cut]}); $(crash_findings): ${R[verdict]}${CRASH_DAMAGE[*]:+ (found: ${CRASH_DAMAGE[*]})}${CRASH_UNTESTED[*]:+ (untested: ${CRASH_UNTESTED[*]})}"
 	crash_row >>"$csv"
 	wl_device_remove

@@ -11,7 +11,14 @@
 # which is the window where a torn data page can happen.  A power cut
 # takes both devices.
 
-PGBIN=/usr/lib/postgresql/15/bin
+# PostgreSQL's builds by page size (configs.tsv's pg_bs): Debian's, and
+# the same source with 16k pages (guest-image/build-pg16k, which the pg16k
+# target installs into the build directory, /lbs/build in the guest).
+# wl_pg_build picks one for a configuration; Debian's is the default.
+WL_PGBIN_8K=/usr/lib/postgresql/15/bin
+WL_PGBIN_16K=/lbs/build/pg16k/bin
+PGBIN=$WL_PGBIN_8K
+WL_PG_BS=8192
 PGSOCK=/tmp
 WL_DEV=pg                 # tornblk device names: /dev/pg, /dev/pgwal
 WL_WALDEV=pgwal
@@ -31,7 +38,8 @@ crash) WL_TABLE_SIZE=${WL_TABLE_SIZE:-20000} WL_PGBENCH_SCALE=0 ;;
 bench) WL_TABLE_SIZE=${WL_TABLE_SIZE:-50000} WL_PGBENCH_SCALE=${WL_PGBENCH_SCALE:-3} ;;
 *) t_fail "WL_PROFILE must be crash or bench, got '$WL_PROFILE'" ;;
 esac
-WL_TEMPLATE=/tmp/pg-template-$WL_PROFILE
+WL_TEMPLATE_BASE=/tmp/pg-template-$WL_PROFILE # (wl_pg_build names the build's)
+WL_TEMPLATE=$WL_TEMPLATE_BASE
 WL_LOG=/tmp/pg.log
 WL_TMP=${WL_TMP:-/tmp} # scratch files of the benchmark (hostbench: its own)
 WL_LUA_DIR=/lbs/src/workloads
@@ -51,6 +59,19 @@ WL_COUNTERS=1000
 . "$(dirname "${BASH_SOURCE[0]}")/configs.sh"
 
 as_pg() { runuser -u postgres -- "$@"; }
+
+# wl_pg_build: the server build (PGBIN) and cluster template (WL_TEMPLATE)
+# for WL_PG_BS-byte pages, as wl_config set it.
+wl_pg_build() {
+	case $WL_PG_BS in
+	8192) PGBIN=$WL_PGBIN_8K WL_TEMPLATE=$WL_TEMPLATE_BASE ;;
+	16384) PGBIN=$WL_PGBIN_16K WL_TEMPLATE=$WL_TEMPLATE_BASE-pg16k ;;
+	*) t_fail "no PostgreSQL build with $WL_PG_BS-byte pages (8192 or 16384)" ;;
+	esac
+	[ -x "$PGBIN/postgres" ] ||
+		t_fail "$PGBIN/postgres missing: PostgreSQL with $WL_PG_BS-byte pages is built by the" \
+			"pg16k target (cmake --build BUILD --target pg16k: guest-image/build-pg16k)"
+}
 # wl_psql_opts: psql's options (WL_PSQL_OPTS) for this run's server, set
 # at each call: PGSOCK may change after this file is sourced (hostbench
 # sets its own).
@@ -149,6 +170,8 @@ wl_pg_settings() {
 listen_addresses = ''              # unix socket only
 unix_socket_directories = '$PGSOCK'
 max_connections = 20
+jit = off                          # the 16k build has no LLVM: both builds
+                                   # run the same plans
 EOF
 	if [ "$WL_PROFILE" = crash ]; then
 		cat <<EOF
@@ -205,7 +228,7 @@ WL_TEMPLATE_SHARED=/lbs/build/vm-logs/vm.pg-template
 wl_template_key() {
 	{
 		cat "$WL_LUA_DIR/lib.sh" "$WL_LUA_DIR/ledger.lua"
-		echo "$WL_PROFILE $WL_TABLES $WL_TABLE_SIZE $WL_PGBENCH_SCALE $WL_COUNTERS"
+		echo "$WL_PROFILE $WL_TABLES $WL_TABLE_SIZE $WL_PGBENCH_SCALE $WL_COUNTERS $WL_PG_BS"
 		"$PGBIN/postgres" --version
 		sysbench --version
 	} | sha256sum | cut -c1-16
@@ -254,7 +277,7 @@ wl_template() {
 	if [ "$WL_PROFILE" = crash ] && wl_template_unpack; then return 0; fi
 	local pgb=""
 	[ "$WL_PGBENCH_SCALE" -eq 0 ] || pgb=", pgbench scale $WL_PGBENCH_SCALE"
-	t_log "preparing the cluster template: initdb -k, $WL_TABLES tables x $WL_TABLE_SIZE rows$pgb"
+	t_log "preparing the cluster template: initdb -k ($WL_PG_BS-byte pages), $WL_TABLES tables x $WL_TABLE_SIZE rows$pgb"
 	rm -rf "$WL_TEMPLATE"
 	install -d -o postgres -g postgres "$WL_TEMPLATE"
 	as_pg "$PGBIN/initdb" -k -A trust -U postgres -D "$WL_TEMPLATE" >"$WL_TMP/initdb.log" 2>&1 ||
@@ -262,6 +285,13 @@ wl_template() {
 	WL_FPW=on WL_WALCOMP=off WL_SYNC=on wl_pg_settings >>"$WL_TEMPLATE/postgresql.conf"
 	as_pg "$PGBIN/pg_ctl" -D "$WL_TEMPLATE" -l "$WL_LOG" -w -t 120 start >/dev/null ||
 		{ tail -n 20 "$WL_LOG"; t_fail "template server did not start"; }
+	# The server is the build asked for, and loads its modules (amcheck,
+	# pg_visibility: compiled for its page size) from its own tree.
+	local bs lib
+	bs=$(psql_q -c "SHOW block_size") || t_fail "SHOW block_size failed"
+	[ "$bs" = "$WL_PG_BS" ] || t_fail "$PGBIN/postgres has $bs-byte pages, not $WL_PG_BS"
+	lib=$(psql_q -c "SELECT setting FROM pg_config WHERE name = 'PKGLIBDIR'") || t_fail "pg_config view failed"
+	[ "$lib" -ef "${PGBIN%/bin}/lib" ] || t_fail "$PGBIN/postgres loads its modules from $lib, not ${PGBIN%/bin}/lib"
 	psql_q -c "CREATE DATABASE sbtest" || t_fail "CREATE DATABASE failed"
 	psql_q -d sbtest -c "CREATE EXTENSION amcheck" -c "CREATE EXTENSION pg_buffercache" \
 		-c "CREATE EXTENSION pg_visibility" \
@@ -289,14 +319,15 @@ wl_template() {
 # wl_device: fresh data and WAL devices for $WL_CONFIG with XFS and the
 # template cluster on them, all durable.  The two are one cut group: they
 # lose power at the same instant, whichever is cut.  Torn pieces are
-# counted per 8k PostgreSQL page.  Both devices read write data
+# counted per PostgreSQL page on the data device (WL_PG_BS) and per 8k WAL
+# page on the WAL device.  Both devices read write data
 # WL_DMA_DELAY_US per page after submission (tornblk dma_delay_us; its
 # default is configs.sh's), as a real device's DMA does; 0 copies it at
 # submission.
 wl_device() {
 	local attrs=(size_mb=1024 cache_mb=512 logical_block_size=4096
 		physical_block_size="$WL_PAWU" pawu="$WL_PAWU" seed="${WL_SEED:-1}"
-		cut_group=1 tear_unit=8192 dma_delay_us="$WL_DMA_DELAY_US")
+		cut_group=1 tear_unit="$WL_PG_BS" dma_delay_us="$WL_DMA_DELAY_US")
 	[ "$WL_ATOMIC" -eq 0 ] || attrs+=(atomic_unit_min=4096 atomic_unit_max="$WL_ATOMIC")
 	[ -d "$TB_CFG/$WL_DEV" ] && wl_device_remove
 	t_tornblk_create "$WL_DEV" "${attrs[@]}" >/dev/null

@@ -50,6 +50,7 @@ if [ "$reps" -lt 1 ] || [ "$secs" -lt 1 ]; then t_fail "--reps and --seconds mus
 	t_fail "--dma-delay-us 0: the device copies each write at submission, where the race cannot happen"
 T_NAME=race
 wl_config "$config"
+wl_pg_build
 t_require sysbench runuser
 
 # race.tsv: VARIANTS in table order, their fields by name.
@@ -137,7 +138,7 @@ load() {
 	[ ! -s /tmp/race.ledger ] || commits=$(grep -c '^c ' /tmp/race.ledger || true)
 	wl_device_remove
 	echo "$(uname -r),$commit,$config,$WL_MOUNT,$WL_DMA_DELAY_US,$v,$rep,$secs,$commits,$writes,$dma,$bytes,$changed,$mixed" >>"$csv"
-	t_log "$v rep $rep: $changed pages changed while captured ($mixed 8k pieces mixed), $dma writes captured with the delay" \
+	t_log "$v rep $rep: $changed pages changed while captured ($mixed $((WL_PG_BS / 1024))k pieces mixed), $dma writes captured with the delay" \
 		"($writes in all, $((bytes >> 20)) MiB), $commits commits in $secs s"
 	if [ "$check" -eq 1 ]; then
 		[ "$commits" -gt 0 ] || t_fail "$v rep $rep: the ledger client committed nothing"

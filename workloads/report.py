@@ -628,26 +628,23 @@ def clean_words(clean, most=5):
     return f"  Clean: {'; '.join(parts)}{more}."
 
 
-PG_PAGE = 8192  # PostgreSQL's page in every configuration of configs.tsv
-
-
 def exposure(c, dma):
     """What can and cannot tear file data or XFS metadata of configuration c
     in the crash model (tornblk's cut, DMA capture of dma us a page), from
     configs.tsv's columns and what the kernel does with them: ([can], [cannot])."""
     t = CONFIG_TABLE[c]
-    bs, pawu, au = int(t["xfs_bs"]), int(t["pawu"]), int(t["atomic"])
+    bs, pawu, au, page = int(t["xfs_bs"]), int(t["pawu"]), int(t["atomic"]), int(t["pg_bs"])
     off = "nountorn" in t["xfs_mount"].split(",")
     untorn = bs > 4096 and au >= bs and not off  # the kernel's untorn buffered writes
     can, cannot = [], []
-    if untorn and bs >= PG_PAGE:
+    if untorn and bs >= page:
         cannot.append(f"the device tearing a page at the cut (each {bs // 1024}k block goes as "
                       "one REQ_ATOMIC write, kept or lost whole)")
-    elif bs >= PG_PAGE and pawu >= bs:
+    elif bs >= page and pawu >= bs:
         cannot.append(f"the device tearing a page at the cut (its {pawu // 1024}k power-fail unit "
                       f"holds a {bs // 1024}k block)")
     else:
-        why = (f"an 8k page spans {bs // 1024}k blocks" if bs < PG_PAGE else
+        why = (f"a {page // 1024}k page spans {bs // 1024}k blocks" if bs < page else
                f"plain writes persist in {pawu // 1024}k units")
         can.append(f"the device tearing a page at the cut ({why}"
                    + (", the buffered fix switched off" if off else "") + ")")

@@ -1,7 +1,8 @@
 #!/bin/bash
-# The crash profile's cluster template (lib.sh's wl_template: initdb -k,
-# sysbench prepare, the ledger's tables), built once for a whole test run
-# and left in /lbs-out as a tar with the key of what it was built from.
+# The crash profile's cluster templates (lib.sh's wl_template: initdb -k,
+# sysbench prepare, the ledger's tables), one per PostgreSQL page size the
+# crash configurations use, built once for a whole test run and left in
+# /lbs-out as tars with the key of what each was built from.
 # Every crash test (and checks-bite) of the same run declares after=pg-template
 # and unpacks it instead of building its own, which costs a minute of
 # emulated CPU each; one whose key differs, or that runs without it, builds
@@ -14,6 +15,19 @@
 . /lbs/src/workloads/lib.sh
 
 t_require tar sha256sum
-wl_template
-wl_template_save /lbs-out
-t_pass "template $(basename "$WL_TEMPLATE") saved with key $(wl_template_key)"
+# One for each PostgreSQL build the configurations use (configs.tsv's pg_bs).
+cfgs=$(wl_configs --crash) || t_fail "no crash configurations"
+sizes=()
+for c in $cfgs; do
+	wl_config "$c"
+	[[ " ${sizes[*]} " == *" $WL_PG_BS "* ]] || sizes+=("$WL_PG_BS")
+done
+saved=()
+for WL_PG_BS in "${sizes[@]}"; do
+	wl_pg_build
+	wl_template
+	wl_template_save /lbs-out
+	saved+=("$(basename "$WL_TEMPLATE") (key $(wl_template_key))")
+done
+[ ${#saved[@]} -gt 0 ] || t_fail "no template saved"
+t_pass "templates saved: ${saved[*]}"

@@ -34,9 +34,16 @@
 t_require mkfs.xfs losetup runuser sfdisk dmsetup
 t_tornblk_load
 mnt=/mnt/advise
-pgdir=/tmp/advise-pg
-as_pg "$PGBIN/initdb" -k -A trust -U postgres -D "$pgdir" >/tmp/advise-initdb.log 2>&1 ||
-	{ cat /tmp/advise-initdb.log >&2; t_fail "initdb failed"; }
+# pg_cluster: pgdir, a cluster initdb'd once by the build of WL_PG_BS-byte
+# pages (configs.tsv's pg_bs): advise reads the page size from it.
+pg_cluster() {
+	pgdir=/tmp/advise-pg-$WL_PG_BS
+	[ ! -d "$pgdir" ] || return 0
+	wl_pg_build
+	as_pg "$PGBIN/initdb" -k -A trust -U postgres -D "$pgdir" >/tmp/advise-initdb.log 2>&1 ||
+		{ cat /tmp/advise-initdb.log >&2; t_fail "initdb ($PGBIN) failed"; }
+}
+WL_PG_BS=8192 pg_cluster
 
 # advise DIR WANT-EXIT CHECK RESULT TEXT [-- ARGS...]: run atomicw advise
 # on DIR; its exit status must be WANT-EXIT (0 SAFE, 2 UNSAFE) and the
@@ -90,18 +97,19 @@ unfs() {
 mapfile -t cfgs <<<"$(wl_configs protected protected-untorn control probe)" # the variants share their storage
 for cfg in "${cfgs[@]}"; do
 	wl_config "$cfg"
+	pg_cluster
 	attrs=(physical_block_size="$WL_PAWU" pawu="$WL_PAWU")
 	[ "$WL_ATOMIC" -eq 0 ] || attrs+=(atomic_unit_min=4096 atomic_unit_max="$WL_ATOMIC")
 	FS_MOUNT=
 	[ "$WL_MOUNT" = - ] || FS_MOUNT=$WL_MOUNT
-	t_log "$cfg: XFS $WL_XFS_BS, pawu $WL_PAWU, atomic unit $WL_ATOMIC, mount options $WL_MOUNT"
+	t_log "$cfg: XFS $WL_XFS_BS, pawu $WL_PAWU, atomic unit $WL_ATOMIC, mount options $WL_MOUNT, $WL_PG_BS-byte pages"
 	fs adv "$WL_XFS_BS" 4096 "${attrs[@]}"
 	# What advise must say follows from the storage (configs.tsv's
-	# columns), not from the name: an 8k page in smaller blocks spans
-	# them; a larger block is safe exactly when the device writes it
-	# atomically.
-	if [ "$WL_XFS_BS" -lt 8192 ]; then
-		advise "$mnt/data" 2 block-holds-page FAIL "8192-byte page spans $WL_XFS_BS-byte blocks"
+	# columns), not from the name: a page in smaller blocks spans them; a
+	# block as large as the page or larger is safe exactly when the device
+	# writes it atomically.
+	if [ "$WL_XFS_BS" -lt "$WL_PG_BS" ]; then
+		advise "$mnt/data" 2 block-holds-page FAIL "$WL_PG_BS-byte page spans $WL_XFS_BS-byte blocks"
 	elif [ "$WL_ATOMIC" -eq 0 ]; then
 		advise "$mnt/data" 2 device-atomic FAIL "adv reports no atomic writes"
 		[ "$WL_PAWU" -ge "$WL_XFS_BS" ] ||
@@ -131,6 +139,7 @@ for cfg in "${cfgs[@]}"; do
 	unfs adv
 done
 FS_MOUNT= # the traps below mount plainly
+WL_PG_BS=8192 pg_cluster # and copy an 8k cluster
 
 t_log "trap: 4k XFS on a device that keeps 4k..16k whole"
 fs adv 4096 4096 physical_block_size=16384 pawu=16384 atomic_unit_min=4096 atomic_unit_max=16384

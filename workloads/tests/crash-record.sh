@@ -141,7 +141,7 @@ wl_config baseline-async
 if [ "$WL_SYNC $WL_PGWAL $WL_ROLE" = "off own lost-control" ]; then ok; else
 	bad "wl_config baseline-async: $WL_SYNC $WL_PGWAL $WL_ROLE"
 fi
-sed 's/^lbs-only\(\t[^\t]*\t[^\t]*\t[^\t]*\t[^\t]*\t[^\t]*\t\)on\t/lbs-only\1maybe\t/' \
+sed 's/^lbs-only\(\(\t[^\t]*\)\{6\}\t\)on\t/lbs-only\1maybe\t/' \
 	"$top/workloads/configs.tsv" >"$scratch/badsync.tsv"
 if msg=$(WL_CONFIGS_TSV=$scratch/badsync.tsv wl_config lbs-only 2>&1); then bad "synchronous_commit 'maybe' accepted"; else
 	if [[ $msg == *"synchronous_commit 'maybe'"* ]]; then ok; else bad "synchronous_commit 'maybe': '$msg'"; fi
@@ -152,14 +152,19 @@ wl_config lbs-atomic-off-race
 if [ "$WL_MOUNT $WL_CUTS $WL_ROLE" = "nountorn race control" ]; then ok; else
 	bad "wl_config lbs-atomic-off-race: $WL_MOUNT $WL_CUTS $WL_ROLE"
 fi
-sed 's/^lbs-only\(\(\t[^\t]*\)\{8\}\t\)mixed\t/lbs-only\1sometimes\t/' \
+sed 's/^lbs-only\(\(\t[^\t]*\)\{9\}\t\)mixed\t/lbs-only\1sometimes\t/' \
 	"$top/workloads/configs.tsv" >"$scratch/badcuts.tsv"
 if msg=$(WL_CONFIGS_TSV=$scratch/badcuts.tsv wl_config lbs-only 2>&1); then bad "cuts 'sometimes' accepted"; else
 	if [[ $msg == *"cuts 'sometimes'"* ]]; then ok; else bad "cuts 'sometimes': '$msg'"; fi
 fi
+sed 's/^lbs-only\(\(\t[^\t]*\)\{3\}\t\)8192\t/lbs-only\14096\t/' \
+	"$top/workloads/configs.tsv" >"$scratch/badpgbs.tsv"
+if msg=$(WL_CONFIGS_TSV=$scratch/badpgbs.tsv wl_config lbs-only 2>&1); then bad "pg_bs 4096 accepted"; else
+	if [[ $msg == *"pg_bs '4096'"* ]]; then ok; else bad "pg_bs 4096: '$msg'"; fi
+fi
 wl_config lbs-atomic-wb
-if [ "$WL_XFS_BS $WL_PAWU $WL_ATOMIC $WL_FPW $WL_WALCOMP $WL_MOUNT $WL_ROLE" = "16384 4096 16384 off off - protected-untorn" ]; then ok; else
-	bad "wl_config lbs-atomic-wb: $WL_XFS_BS $WL_PAWU $WL_ATOMIC $WL_FPW $WL_WALCOMP $WL_MOUNT $WL_ROLE"
+if [ "$WL_XFS_BS $WL_PAWU $WL_ATOMIC $WL_PG_BS $WL_FPW $WL_WALCOMP $WL_MOUNT $WL_ROLE" = "16384 4096 16384 8192 off off - protected-untorn" ]; then ok; else
+	bad "wl_config lbs-atomic-wb: $WL_XFS_BS $WL_PAWU $WL_ATOMIC $WL_PG_BS $WL_FPW $WL_WALCOMP $WL_MOUNT $WL_ROLE"
 fi
 if msg=$(wl_config no-such 2>&1); then bad "an unknown configuration was accepted"; else
 	if [[ $msg == *"unknown configuration 'no-such'"* ]]; then ok; else bad "unknown configuration: '$msg'"; fi
@@ -180,7 +185,7 @@ if (WL_CONFIGS_TSV=$scratch/bad.tsv wl_configs all >/dev/null 2>&1); then bad "a
 # expectation all know it, with nothing else changed.
 sed -n '1,/^# name/p' "$top/workloads/configs.tsv" >"$scratch/configs.tsv"
 grep -v '^#' "$top/workloads/configs.tsv" >>"$scratch/configs.tsv"
-printf 'lbs32k-atomic\t32768\t32768\t32768\toff\toff\ton\town\t-\tmixed\tprotected\t32k blocks on a 32k atomic unit\n' \
+printf 'lbs32k-atomic\t32768\t32768\t32768\t8192\toff\toff\ton\town\t-\tmixed\tprotected\t32k blocks on a 32k atomic unit\n' \
 	>>"$scratch/configs.tsv"
 if WL_CONFIGS_TSV=$scratch/configs.tsv bash "$top/workloads/configs.sh" tests |
 	grep -qx 'crash.lbs32k-atomic after=pg-template -- lbs32k-atomic --cycles 2 --check'; then ok; else

@@ -86,6 +86,24 @@ def main():
         rc, out = judge_cli(d, [("baseline", "clean", 0, 0), ("unsafe", "clean", 0, 0)])
         check(rc != 0 and "2 configurations" in out, f"a mixed CSV is judged: {out}")
 
+        # A table from before pg_bs (hostbench's results of an earlier
+        # version) reads as Debian's 8k pages; one with a field too few
+        # elsewhere is not read.
+        old = os.path.join(d, "old.tsv")
+        with open(old, "w") as f:
+            f.write("m-fpw-on\t16384\t16384\t16384\ton\toff\ton\town\t-\tmixed\treference\t/m\n")
+        t = configs.read_configs(old)["m-fpw-on"]
+        check(t["pg_bs"] == "8192" and t["fpw"] == "on" and t["role"] == "reference",
+              f"a table without pg_bs is misread: {t}")
+        check(configs.read_configs()["pg16k-lbs-atomic"]["pg_bs"] == "16384", "pg16k-lbs-atomic's pg_bs")
+        with open(old, "w") as f:
+            f.write("x\t1\t2\n")
+        try:
+            configs.read_configs(old)
+            check(False, "a table of 3 fields is read")
+        except ValueError:
+            pass
+
     check.done()
 
 
