@@ -23,6 +23,11 @@ import configs
 from configs import CONTROL_MIN_RATE, no_torn_data, read_configs
 
 CONFIG_TABLE = configs.CONFIGS
+
+
+def page_k(c):
+    """Configuration c's PostgreSQL page, as "8k" (configs.tsv's pg_bs)."""
+    return f"{int(CONFIG_TABLE[c]['pg_bs']) // 1024}k"
 CONFIGS = list(CONFIG_TABLE)
 CRASH_CONFIGS = configs.crash_configs()
 EXPECT = {c: configs.expectation_text(c) for c in CRASH_CONFIGS}
@@ -484,7 +489,8 @@ def main():
                  "`pg_amcheck --all --heapallindexed --parent-check --rootdescend`, pg_visibility, "
                  "the ledger, a clean stop, `pg_checksums --check` and `xfs_repair -n`.  A cycle is "
                  "*corrupt* if any check fails, *untested* if it had no acknowledged commit, nothing "
-                 "cached at the cut or no WAL redo.  *Pages in flight*: 8k pieces of the data "
+                 "cached at the cut or no WAL redo.  *Pages in flight*: page-sized pieces (the "
+                 "configuration's PostgreSQL page: 8k, 16k for pg16k-*) of the data "
                  "device's unflushed writes at the cut; *torn*: those whose persisted and lost parts "
                  "both differ from the old media, so that a reader sees a mix (counted by tornblk); "
                  "*of them file data*: torn pieces that were not in XFS's own log or metadata "
@@ -499,7 +505,7 @@ def main():
                  "show the page-cache writeback race); cycles of different models are counted "
                  "in separate rows, never pooled.\n")
         L.append("| configuration | device model | cycles | untested | corrupt | corrupt rate per cycle (95%) | "
-                 "8k pages in flight | torn at the cut | cycles with a torn page | "
+                 "pages in flight | torn at the cut | cycles with a torn page | "
                  "of them file data | lost commits (cycles) | commits checked | "
                  "WAL pages torn (cycles) | cycles/hour | expectation | met |")
         L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -514,7 +520,7 @@ def main():
         L.append("Where the cuts fell (crash.sh): among the writes a CHECKPOINT issued (position "
                  "drawn uniformly), right after its last write before its fsync, or among "
                  "eviction writes during the load (small shared_buffers, no checkpoint).  "
-                 "Each cell: corrupt/tested cycles, 8k pieces of the data device's writes in "
+                 "Each cell: corrupt/tested cycles, page-sized pieces of the data device's writes in "
                  "flight (XFS log writes included).\n")
         L.append("| configuration | device model | " + " | ".join(CUT_WHERE) + " |")
         L.append("|---|---|" + "---|" * len(CUT_WHERE))
@@ -610,8 +616,9 @@ def superseded_lines(rdir, rel):
     return L
 
 
-def clean_words(clean, most=5):
-    """A control's clean cycles, each with what was in flight and torn at its cut."""
+def clean_words(c, clean, most=5):
+    """Configuration c's clean cycles (a control's), each with what was in
+    flight and torn at its cut."""
     if not clean:
         return ""
     parts = []
@@ -623,7 +630,7 @@ def clean_words(clean, most=5):
             split = f", {meta} of them in XFS's writes"
         parts.append(f"cycle {r['cycle']} (seed {r['seed']}, {r['commit']}): cut after write "
                      f"{r['cut_pos'] or '?'} of {r['unflushed_writes'] or '?'} ({r['cut_mode'] or 'fsync'}), "
-                     f"{r['pages_in_flight'] or '?'} 8k pieces in flight, {torn} torn{split}")
+                     f"{r['pages_in_flight'] or '?'} {page_k(c)} pieces in flight, {torn} torn{split}")
     more = f"; and {len(clean) - most} more in crash.csv" if len(clean) > most else ""
     return f"  Clean: {'; '.join(parts)}{more}."
 
@@ -708,7 +715,8 @@ def meaning(crash):
                      + ((" — the full-page images in WAL repaired every torn page of file data."
                          if CONFIG_TABLE[c]["fpw"] == "on" else
                          f" — without full-page writes: every {int(CONFIG_TABLE[c]['xfs_bs']) // 1024}k "
-                         "block of file data, and so every 8k page in it, persisted whole or not at all.")
+                         f"block of file data, and so every {page_k(c)} page in it, persisted whole or "
+                         "not at all.")
                         if s['meets_expectation'] else " — THIS VIOLATES THE EXPECTATION."))
         elif configs.expect(c) == "lost":
             lo, hi = s["lost_ci95"] or (None, None)
@@ -733,7 +741,7 @@ def meaning(crash):
             else:
                 verdict = " — the control never showed corruption: this run does not prove the claim."
             L.append(f"- {name}: {s['corrupt']} of {s['tested']} tested cycles corrupt" + verdict
-                     + clean_words(s["clean_cycles"]))
+                     + clean_words(c, s["clean_cycles"]))
     L.append("")
     L += race_lines(crash)
     L += wal_lines(crash)
@@ -754,7 +762,7 @@ def race_lines(crash):
     for c, m, s in rows:
         mixed = ""
         if s.get("dma_mixed_cycles"):
-            mixed = (f"; 8k pieces copied from two versions (torn by the race): "
+            mixed = (f"; {page_k(c)} pieces copied from two versions (torn by the race): "
                      f"{s['dma_pieces_mixed']} in the {s['dma_mixed_cycles']} cycles that counted them")
         L.append(f"- {c} ({m}): {s['dma_pages_changed']} pages in {s['dma_changed_cycles']} of "
                  f"{s['dma_cycles']} cycles{mixed}.")

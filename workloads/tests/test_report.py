@@ -177,7 +177,7 @@ def main():
     check("cycle 25 (seed 1025, abc)" in text and "cycle 26 " not in text
           and "; and 5 more in crash.csv." in text,
           "more than five clean cycles of a control are not cut short")
-    g = report.clean_words([{"cycle": "7", "seed": "1007", "commit": "c", "cut_mode": "evict",
+    g = report.clean_words("unsafe", [{"cycle": "7", "seed": "1007", "commit": "c", "cut_mode": "evict",
                              "cut_pos": "3", "unflushed_writes": "200", "pages_in_flight": "3",
                              "pages_torn": "1", "meta_pages_torn": ""}])
     check(g == "  Clean: cycle 7 (seed 1007, c): cut after write 3 of 200 (evict), 3 8k pieces in "
