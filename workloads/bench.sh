@@ -8,7 +8,7 @@
 #                 [--pgbench-scale S] [--check]
 # LIST is comma separated.  --table-size and --pgbench-scale size the data
 # set (defaults in lib.sh); --check (the test) asserts what every run of
-# this invocation recorded: exactly N transactions, exactly N/K requested
+# this invocation recorded: exactly N transactions, exactly N/K requested (walMB: the server's own)
 # checkpoints and no timed one, full-page images only with
 # full_page_writes on, WAL replayed by the crash recovery, a per-second
 # series and the timer's checkpoints for the timed runs.
@@ -18,9 +18,13 @@
 # a checkpoint, and issues a CHECKPOINT after every K of them: the load runs
 # in segments of K transactions, each segment's checkpoint overlapping the
 # next segment (the last one waited for).  Full-page images and WAL per
-# transaction then follow K, not the emulator's speed of the moment.  Then
-# one more segment runs, the server is killed (kill -9), and the restart's
-# crash recovery time and replayed WAL are recorded.
+# transaction then follow K, not the emulator's speed of the moment.  K
+# may be walMB instead (e.g. wal32), the size-triggered regime: no
+# CHECKPOINT is issued, max_wal_size is MB, and the server checkpoints by
+# WAL volume, as a real server does, so that full-page images bring
+# checkpoints sooner.  Then one more segment runs (walMB: of the warm-up's
+# size), the server is killed (kill -9), and the restart's crash recovery
+# time and replayed WAL are recorded.
 # Timed (--timed SEC, 0 for none): per workload and configuration one run
 # of SEC seconds with checkpoint_timeout = 30s, its per-second TPS and the
 # checkpoints' start and end kept in DIR/series/ for the TPS-over-time plot
@@ -41,7 +45,7 @@
 # a write() into a block under writeback wait where a file has stable
 # writes, so only then is that cost of the buffered fix in the numbers.
 # vm: mem=3072 timeout=2400
-# test: bench -- --configs baseline,lbs-atomic --workloads oltp_write_only,pgbench-N --reps 1 --events 400 --ckpt-every 200 --warmup-events 40 --timed 40 --timed-configs lbs-atomic --table-size 5000 --pgbench-scale 1 --check
+# test: bench -- --configs baseline,lbs-atomic --workloads oltp_write_only,pgbench-N --reps 1 --events 400 --ckpt-every 200,wal32 --warmup-events 40 --timed 40 --timed-configs lbs-atomic --table-size 5000 --pgbench-scale 1 --check
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 WL_PROFILE=bench

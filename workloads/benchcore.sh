@@ -37,9 +37,14 @@ bench_validate() {
 	bench_count --events "$events"
 	bench_count --warmup-events "$warmup"
 	for k in "${k_list[@]}"; do
+		if [[ $k == wal* ]]; then
+			# PostgreSQL's floor: two WAL segments of 16 MB.
+			if ! [[ $k =~ ^wal[0-9]+$ ]] || [ "${k#wal}" -lt 32 ]; then
+				t_fail "--ckpt-every $k: walMB takes a max_wal_size of at least 32 MB (e.g. wal32)"
+			fi
+			continue
+		fi
 		bench_count --ckpt-every "$k"
-	done
-	for k in "${k_list[@]}"; do
 		[ $((events % k)) -eq 0 ] || t_fail "--events $events is not a multiple of --ckpt-every $k"
 	done
 }
@@ -125,12 +130,18 @@ pg_stats() {
 
 checkpoint() { psql_q -c CHECKPOINT >/dev/null; }
 
-# start CONFIG WORKLOAD REP TIMEOUT: fresh devices, the server up, warmed
-# up, checkpointed, statistics reset.
+# start CONFIG WORKLOAD REP TIMEOUT [MAX_WAL_SIZE]: fresh devices, the
+# server up (checkpoint_timeout TIMEOUT, max_wal_size the template's or
+# MAX_WAL_SIZE), warmed up, checkpointed, statistics reset.
 start() {
-	local config=$1 wl=$2 rep=$3 tmo=$4
+	local config=$1 wl=$2 rep=$3 tmo=$4 maxwal=${5:-}
 	bench_storage "$config" "$rep"
 	sed -i "s/^checkpoint_timeout = .*/checkpoint_timeout = $tmo/" "$WL_DATA/postgresql.conf"
+	if [ -n "$maxwal" ]; then
+		sed -i "s/^max_wal_size = .*/max_wal_size = $maxwal/" "$WL_DATA/postgresql.conf"
+		grep -qx "max_wal_size = $maxwal" "$WL_DATA/postgresql.conf" ||
+			t_fail "the template's postgresql.conf has no max_wal_size line to set"
+	fi
 	: >"$WL_LOG"
 	wl_pg_start || { tail -n 20 "$WL_LOG" >&2; t_fail "$config: server did not start"; }
 	drive "$wl" "$warmup" "$WL_TMP/warmup.lats" >/dev/null
@@ -202,16 +213,27 @@ recovery() {
 
 # fixed CONFIG WORKLOAD REP K: one fixed-work run.  Its seconds are the
 # driver's own (without start-up and connections) plus the time the load
-# stood still waiting for the previous segment's checkpoint.
+# stood still waiting for the previous segment's checkpoint.  K "walMB"
+# (the size-triggered regime): no CHECKPOINT is issued, max_wal_size is MB
+# and the server checkpoints by WAL volume, so that a configuration that
+# writes more WAL (full-page images) checkpoints more often, and writes
+# more images again: the feedback a fixed K leaves out.  The load then
+# runs as one segment, and the crash recovery's extra segment is the
+# warm-up's size.
 fixed() {
-	local config=$1 wl=$2 rep=$3 k=$4 d0 w0 ck='' tw wall drv w0t seg lat
+	local config=$1 wl=$2 rep=$3 k=$4 d0 w0 ck='' tw wall drv w0t seg lat segs maxwal='' extra=$4
 	R=() ST=()
 	R[mode]=fixed R[workload]=$wl R[rep]=$rep R[ckpt_every]=$k R[transactions]=$events
 	R[checkpoint_waits]=0 R[checkpoint_wait_s]=0 R[seconds]=0 R[wall_seconds]=0
-	start "$config" "$wl" "$rep" 1d
+	if [[ $k == wal* ]]; then
+		maxwal=${k#wal}MB segs=1 k=$events extra=$warmup
+	else
+		segs=$((events / k))
+	fi
+	start "$config" "$wl" "$rep" 1d "$maxwal"
 	d0=$(bench_bytes data) w0=$(bench_bytes wal)
 	: >"$WL_TMP/run.lats"
-	for _ in $(seq 1 $((events / k))); do
+	for _ in $(seq 1 "$segs"); do
 		# (A failure inside $(...) ends only the subshell: check it here.)
 		seg=$(drive "$wl" "$k" "$WL_TMP/run.lats") || t_fail "$config $wl: a segment failed"
 		read -r wall drv <<<"$seg"
@@ -226,20 +248,21 @@ fixed() {
 		read -r 'R[seconds]' 'R[wall_seconds]' 'R[checkpoint_wait_s]' <<<"$(awk -v s="${R[seconds]}" \
 			-v w="${R[wall_seconds]}" -v c="${R[checkpoint_wait_s]}" -v d="$drv" -v l="$wall" -v t="$tw" \
 			'BEGIN { printf "%.3f %.3f %.3f", s + d + t, w + l + t, c + t }')"
+		[ -n "$maxwal" ] && continue
 		checkpoint &
 		ck=$!
 	done
-	wait "$ck" || t_fail "$config: the last CHECKPOINT failed"
+	[ -z "$ck" ] || wait "$ck" || t_fail "$config: the last CHECKPOINT failed"
 	pg_stats
 	sync
 	R[data_dev_bytes]=$(($(bench_bytes data) - d0))
 	R[wal_dev_bytes]=$(($(bench_bytes wal) - w0))
 	lat=$(latstats "$WL_TMP/run.lats") || t_fail "$config $wl: no latencies"
 	read -r 'R[lat_avg_ms]' 'R[lat_p95_ms]' 'R[lat_p99_ms]' <<<"$lat"
-	recovery "$wl" "$k"
+	recovery "$wl" "$extra"
 	wl_pg_stop || t_fail "$config: clean stop failed"
 	row
-	t_log "$config $wl K=$k rep $rep: ${R[tps]} TPS (driver start-up $(awk -v w="${R[wall_seconds]}" -v s="${R[seconds]}" 'BEGIN { printf "%.1f", w - s }') s more), p99 ${R[lat_p99_ms]} ms, WAL ${R[wal_bytes_per_txn]} B/txn, FPI/txn ${R[fpi_per_txn]}, data ${R[data_dev_bytes_per_txn]} B/txn, redo ${R[recovery_s]} s of ${R[recovery_wal_bytes]} WAL bytes, ${R[autovacuums]} autovacuum/analyze"
+	t_log "$config $wl K=${R[ckpt_every]} rep $rep: ${R[checkpoints_req]} checkpoints, ${R[tps]} TPS (driver start-up $(awk -v w="${R[wall_seconds]}" -v s="${R[seconds]}" 'BEGIN { printf "%.1f", w - s }') s more), p99 ${R[lat_p99_ms]} ms, WAL ${R[wal_bytes_per_txn]} B/txn, FPI/txn ${R[fpi_per_txn]}, data ${R[data_dev_bytes_per_txn]} B/txn, redo ${R[recovery_s]} s of ${R[recovery_wal_bytes]} WAL bytes, ${R[autovacuums]} autovacuum/analyze"
 	bench_release
 }
 
@@ -350,7 +373,8 @@ bench_matrix() {
 }
 
 # bench_check: every row of bench.csv as it must be (the --check of the
-# tests): exact work, N/K requested checkpoints and no timed one, full-page
+# tests): exact work, N/K requested checkpoints (walMB: the server's own)
+# and no timed one, full-page
 # images only with full_page_writes on, WAL replayed by the recovery, a
 # per-second series and the timer's checkpoints for the timed runs.
 bench_check() {
@@ -367,7 +391,8 @@ bench_check() {
 			if (f("data_dev_bytes") + 0 <= 0 || f("wal_dev_bytes") + 0 <= 0) bad("a device saw no writes")
 			if (f("mode") == "fixed") {
 				if (f("transactions") != n) bad(f("transactions") " transactions, not " n)
-				if (f("checkpoints_req") != n / f("ckpt_every")) bad(f("checkpoints_req") " requested checkpoints, not " n / f("ckpt_every"))
+				# walMB: the server requests its own, by WAL volume.
+				if (f("ckpt_every") !~ /^wal/ && f("checkpoints_req") != n / f("ckpt_every")) bad(f("checkpoints_req") " requested checkpoints, not " n / f("ckpt_every"))
 				if (f("checkpoints_timed") != 0) bad(f("checkpoints_timed") " timed checkpoints in a fixed-work run")
 				if (f("recovery_wal_bytes") + 0 <= 0) bad("crash recovery replayed no WAL")
 			} else {

@@ -76,8 +76,12 @@ def ckey(r):
 
 
 def kdesc(k):
-    """'1000/3000' -> 'every 1000 of 3000 transactions'."""
+    """'1000/3000' -> 'every 1000 of 3000 transactions'; 'wal32/3000' (the
+    size-triggered regime) -> 'by WAL volume (max_wal_size 32 MB), 3000
+    transactions'."""
     every, n = k.split("/")
+    if every.startswith("wal"):
+        return f"by WAL volume (max_wal_size {every[3:]} MB), {n} transactions"
     return f"every {every} of {n} transactions"
 
 
@@ -342,7 +346,9 @@ def section(rdir, rel, rows, table, plots_on):
         L.append(f"Each run: {r0['transactions']} transactions after a warm-up and a checkpoint, a "
                  "CHECKPOINT issued after every K of them (the load runs in segments of K "
                  "transactions; each segment's checkpoint overlaps the next), the last one waited "
-                 f"for; {r0['threads']} client threads; data set: "
+                 "for, or (K walMB, the size-triggered regime) none issued: max_wal_size MB, and "
+                 "the server checkpoints by WAL volume, so full-page images bring checkpoints "
+                 f"sooner; {r0['threads']} client threads; data set: "
                  f"{', '.join(sorted({r['data_set'] for r in rows}))} ({data_set_line(rdir)}; "
                  "the backend and bgwriter writes below show pages leaving shared_buffers "
                  "outside checkpoints; the guest's page cache holds the whole data set, so they "

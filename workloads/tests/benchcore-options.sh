@@ -36,5 +36,8 @@ validates "--events against the threads" 2002 200 2 "--events 2002 is not a mult
 validates "--warmup-events against the threads" 2000 202 500 "--warmup-events 202 is not a multiple of the 4 client threads"
 validates "--ckpt-every against the threads" 2000 200 10 "--ckpt-every 10 is not a multiple of the 4 client threads"
 validates "--events against --ckpt-every" 2000 200 300 "--events 2000 is not a multiple of --ckpt-every 300"
+validates "the size-triggered regime" 2000 200 500,wal32
+validates "walMB below PostgreSQL's floor" 2000 200 wal16 "--ckpt-every wal16: walMB takes a max_wal_size of at least 32 MB"
+validates "walMB without a number" 2000 200 walx "--ckpt-every walx: walMB takes"
 [ "$fails" -eq 0 ] || exit 1
 echo "benchcore-options: $n option sets judged as expected"

@@ -152,6 +152,9 @@ def main():
         except SystemExit as e:
             check("older bench.sh" in str(e), f"old bench.csv refused without the reason: {e}")
 
+    check(report_bench.kdesc("1000/3000") == "every 1000 of 3000 transactions"
+          and report_bench.kdesc("wal32/3000") == "by WAL volume (max_wal_size 32 MB), 3000 transactions",
+          "the regimes' cell names")
     check.done()
 
 
