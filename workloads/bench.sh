@@ -8,10 +8,10 @@
 #                 [--pgbench-scale S] [--check]
 # LIST is comma separated.  --table-size and --pgbench-scale size the data
 # set (defaults in lib.sh); --check (the test) asserts what every run of
-# this invocation recorded: exactly N transactions, exactly N/K requested (walMB: the server's own)
-# checkpoints and no timed one, full-page images only with
-# full_page_writes on, WAL replayed by the crash recovery, a per-second
-# series and the timer's checkpoints for the timed runs.
+# this invocation recorded: exactly N transactions, exactly N/K requested
+# checkpoints (walMB: the server's own) and no timed one, full-page images
+# only with full_page_writes on, WAL replayed by the crash recovery, a
+# per-second series and the timer's checkpoints for the timed runs.
 #
 # Fixed work (one cell per workload and K of --ckpt-every): each run does
 # exactly N transactions (--events) after a warm-up of --warmup-events and
