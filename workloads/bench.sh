@@ -3,7 +3,7 @@
 # pgbench for each configuration, side by side in one boot.
 # Usage: bench.sh [--configs LIST] [--workloads LIST] [--reps N]
 #                 [--events N] [--ckpt-every LIST] [--warmup-events N]
-#                 [--timed SEC] [--dma-delay-us US] [--out DIR]
+#                 [--timed SEC] [--timed-reps N] [--dma-delay-us US] [--out DIR]
 #                 [--timed-configs LIST] [--table-size ROWS]
 #                 [--pgbench-scale S] [--check]
 # LIST is comma separated.  --table-size and --pgbench-scale size the data
@@ -25,10 +25,12 @@
 # checkpoints sooner.  Then one more segment runs (walMB: of the warm-up's
 # size), the server is killed (kill -9), and the restart's crash recovery
 # time and replayed WAL are recorded.
-# Timed (--timed SEC, 0 for none): per workload and configuration one run
-# of SEC seconds with checkpoint_timeout = 30s, its per-second TPS and the
+# Timed (--timed SEC, 0 for none): per workload and configuration
+# --timed-reps runs (default 1, interleaved as the fixed-work ones) of SEC
+# seconds with checkpoint_timeout = 30s, their per-second TPS and the
 # checkpoints' start and end kept in DIR/series/ for the TPS-over-time plot
-# (--timed-configs: only for those configurations; default all).
+# and the variability (--timed-configs: only for those configurations;
+# default all).
 # Repetitions interleave: every fixed-work cell runs each configuration
 # once per repetition, in the order of a Williams design (order() below),
 # so that none always runs first or last or next to the same neighbour.
@@ -45,7 +47,7 @@
 # a write() into a block under writeback wait where a file has stable
 # writes, so only then is that cost of the buffered fix in the numbers.
 # vm: mem=3072 timeout=2400
-# test: bench -- --configs baseline,lbs-atomic --workloads oltp_write_only,pgbench-N --reps 1 --events 400 --ckpt-every 200,wal32 --warmup-events 40 --timed 40 --timed-configs lbs-atomic --table-size 5000 --pgbench-scale 1 --check
+# test: bench -- --configs baseline,lbs-atomic --workloads oltp_write_only,pgbench-N --reps 1 --events 400 --ckpt-every 200,wal32 --warmup-events 40 --timed 40 --timed-reps 2 --timed-configs lbs-atomic --table-size 5000 --pgbench-scale 1 --check
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 WL_PROFILE=bench
@@ -61,7 +63,7 @@ bench_measurable() { wl_config "$1"; [ "$WL_SYNC" = on ] && wl_wal_own; }
 # Every configuration of configs.tsv it can measure.
 configs=$(for c in $(wl_configs all); do if bench_measurable "$c"; then echo "$c"; fi; done | paste -sd,)
 workloads=oltp_write_only
-reps=2 events=2000 ckpt_every=500 warmup=200 timed=0 out=/lbs-out check=0
+reps=2 events=2000 ckpt_every=500 warmup=200 timed=0 timed_reps=1 out=/lbs-out check=0
 timed_configs='' 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -73,6 +75,7 @@ while [ $# -gt 0 ]; do
 	--warmup-events) warmup=${2:?}; shift 2 ;;
 	--timed) timed=${2:?}; shift 2 ;;
 	--timed-configs) timed_configs=${2:?}; shift 2 ;;
+	--timed-reps) timed_reps=${2:?}; shift 2 ;;
 	--dma-delay-us) WL_DMA_DELAY_US=${2:?}; shift 2 ;;
 	--out) out=${2:?}; shift 2 ;;
 	--table-size) WL_TABLE_SIZE=${2:?}; shift 2 ;;
@@ -83,9 +86,10 @@ while [ $# -gt 0 ]; do
 done
 T_NAME=bench
 t_require sysbench runuser
-for v in "$reps" "$events" "$warmup" "$timed" "$WL_DMA_DELAY_US" "$WL_TABLE_SIZE" "$WL_PGBENCH_SCALE"; do
-	case $v in '' | *[!0-9]*) t_fail "--reps, --events, --warmup-events, --timed, --dma-delay-us, --table-size and --pgbench-scale take whole numbers, got '$v'" ;; esac
+for v in "$reps" "$events" "$warmup" "$timed" "$timed_reps" "$WL_DMA_DELAY_US" "$WL_TABLE_SIZE" "$WL_PGBENCH_SCALE"; do
+	case $v in '' | *[!0-9]*) t_fail "--reps, --events, --warmup-events, --timed, --timed-reps, --dma-delay-us, --table-size and --pgbench-scale take whole numbers, got '$v'" ;; esac
 done
+[ "$timed_reps" -ge 1 ] || t_fail "--timed-reps must be at least 1"
 if [ "$WL_TABLE_SIZE" -lt 1000 ] || [ "$WL_PGBENCH_SCALE" -lt 1 ]; then
 	t_fail "--table-size must be at least 1000 rows and --pgbench-scale at least 1"
 fi

@@ -266,17 +266,25 @@ fixed() {
 	bench_release
 }
 
-# timed CONFIG WORKLOAD: SEC seconds with the 30 s checkpoint timer; the
-# per-second TPS to DIR/series/WORKLOAD-CONFIG.tps ("second tps"), the
-# checkpoints to .ckpt ("start end", seconds since the run's start).
-# Device bytes are read at the end of the load (before the shutdown's
-# checkpoint).
+# series_base WORKLOAD CONFIG REP: where a timed run's series go (the
+# first repetition's without a suffix, as before there were repetitions).
+series_base() {
+	local b=$out/series/${1/:/-}-$2
+	[ "$3" -eq 1 ] || b+=-r$3
+	echo "$b"
+}
+
+# timed CONFIG WORKLOAD REP: SEC seconds with the 30 s checkpoint timer;
+# the per-second TPS to DIR/series/WORKLOAD-CONFIG[-rREP].tps ("second
+# tps"), the checkpoints to .ckpt ("start end", seconds since the run's
+# start).  Device bytes are read at the end of the load (before the
+# shutdown's checkpoint).
 timed() {
-	local config=$1 wl=$2 d0 w0 t0 base lat
+	local config=$1 wl=$2 rep=$3 d0 w0 t0 base lat
 	R=() ST=()
-	R[mode]=timed R[workload]=$wl R[rep]=1 R[ckpt_every]=0
-	start "$config" "$wl" 1 30s
-	base=$out/series/${wl/:/-}-$config
+	R[mode]=timed R[workload]=$wl R[rep]=$rep R[ckpt_every]=0
+	start "$config" "$wl" "$rep" 30s
+	base=$(series_base "$wl" "$config" "$rep")
 	d0=$(bench_bytes data) w0=$(bench_bytes wal)
 	t0=$(date +%s.%N)
 	case $wl in
@@ -317,20 +325,23 @@ timed() {
 	# Per-second TPS after the first 5 s (the ramp-up): its coefficient of variation.
 	R[tps_cv]=$(awk '$1 > 5 { s += $2; q += $2 * $2; n++ } END { if (n > 1 && s > 0) printf "%.3f", sqrt((q - s * s / n) / (n - 1)) / (s / n); else print "NA" }' "$base.tps")
 	row
-	t_log "$config $wl timed ${timed}s: ${R[tps]} TPS (per-second CV ${R[tps_cv]}), p99 ${R[lat_p99_ms]} ms, $(wc -l <"$base.ckpt") checkpoints during the run"
+	t_log "$config $wl timed ${timed}s rep $rep: ${R[tps]} TPS (per-second CV ${R[tps_cv]}), p99 ${R[lat_p99_ms]} ms, $(wc -l <"$base.ckpt") checkpoints during the run"
 	bench_release
 }
 
-# order REP: the configurations in this repetition's order: row REP of a
-# Williams design (a Latin square in which every configuration follows every
-# other one equally often), so that none always runs first or last, or
-# right after the same neighbour; with an odd number of configurations every
-# other cycle of rows runs mirrored.
+# order REP [LIST]: the configurations of the array named LIST (default
+# cfg_list) in this repetition's order: row REP of a Williams design (a
+# Latin square in which every configuration follows every other one equally
+# often), so that none always runs first or last, or right after the same
+# neighbour; with an odd number of configurations every other cycle of rows
+# runs mirrored.
 order() {
-	local rep=$1 n=${#cfg_list[@]} j e row=()
+	local rep=$1 j e row=()
+	local -n list=${2:-cfg_list}
+	local n=${#list[@]}
 	for j in $(seq 0 $((n - 1))); do
 		if [ "$j" -eq 0 ]; then e=0; elif [ $((j % 2)) -eq 1 ]; then e=$(((j + 1) / 2)); else e=$((n - j / 2)); fi
-		row+=("${cfg_list[$(((e + rep - 1) % n))]}")
+		row+=("${list[$(((e + rep - 1) % n))]}")
 	done
 	if [ $((n % 2)) -eq 1 ] && [ $(((rep - 1) / n % 2)) -eq 1 ]; then
 		for j in $(seq $((n - 1)) -1 0); do echo "${row[$j]}"; done
@@ -340,13 +351,14 @@ order() {
 }
 
 # bench_matrix: every fixed-work run (repetitions outermost, each cell's
-# configurations in order()), then the timed runs; runs already in bench.csv
-# are skipped.  Sets RAN (runs done now) and TOTAL.
+# configurations in order()), then the timed runs (timed_reps repetitions,
+# interleaved the same way); runs already in bench.csv are skipped.  Sets
+# RAN (runs done now) and TOTAL.
 bench_matrix() {
-	local rep wl k config n=0
+	local rep wl k config n=0 treps=${timed_reps:-1}
 	RAN=0
 	TOTAL=$((reps * ${#wl_list[@]} * ${#k_list[@]} * ${#cfg_list[@]}))
-	[ "$timed" -eq 0 ] || TOTAL=$((TOTAL + ${#wl_list[@]} * ${#timed_list[@]}))
+	[ "$timed" -eq 0 ] || TOTAL=$((TOTAL + treps * ${#wl_list[@]} * ${#timed_list[@]}))
 	for rep in $(seq 1 "$reps"); do
 		for wl in "${wl_list[@]}"; do
 			for k in "${k_list[@]}"; do
@@ -361,13 +373,15 @@ bench_matrix() {
 		done
 	done
 	[ "$timed" -gt 0 ] || return 0
-	for wl in "${wl_list[@]}"; do
-		for config in "${timed_list[@]}"; do
-			n=$((n + 1))
-			if done_already timed "$wl" 1 0 "$config"; then continue; fi
-			t_log "run $n of $TOTAL: $config, $wl, ${timed}s timed, checkpoint_timeout 30s"
-			timed "$config" "$wl"
-			RAN=$((RAN + 1))
+	for rep in $(seq 1 "$treps"); do
+		for wl in "${wl_list[@]}"; do
+			for config in $(order "$rep" timed_list); do
+				n=$((n + 1))
+				if done_already timed "$wl" "$rep" 0 "$config"; then continue; fi
+				t_log "run $n of $TOTAL: $config, $wl, ${timed}s timed, checkpoint_timeout 30s, repetition $rep"
+				timed "$config" "$wl" "$rep"
+				RAN=$((RAN + 1))
+			done
 		done
 	done
 }
@@ -396,7 +410,7 @@ bench_check() {
 				if (f("checkpoints_timed") != 0) bad(f("checkpoints_timed") " timed checkpoints in a fixed-work run")
 				if (f("recovery_wal_bytes") + 0 <= 0) bad("crash recovery replayed no WAL")
 			} else {
-				file = series "/" f("workload") "-" f("config")
+				file = series "/" f("workload") "-" f("config") (f("rep") == 1 ? "" : "-r" f("rep"))
 				sub(/:/, "-", file)
 				lines = 0
 				while ((getline l < (file ".tps")) > 0) lines++

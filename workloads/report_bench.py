@@ -22,7 +22,9 @@ from configs import num  # noqa: F401  (report.py and the tests take it from her
 # Per-run numbers summarised for each cell: (column, label, digits).
 FIXED_METRICS = [
     ("tps", "TPS", 1),
+    ("tps_cv", "TPS CV (timed)", 3),
     ("lat_p99_ms", "p99 ms", 1),
+    ("dev_bytes_per_txn", "data+WAL device B/txn", 0),
     ("wal_bytes_per_txn", "WAL B/txn (PostgreSQL)", 0),
     ("wal_dev_bytes_per_txn", "WAL device B/txn", 0),
     ("fpi_per_txn", "FPI/txn", 3),
@@ -36,9 +38,12 @@ FIXED_METRICS = [
     ("autovacuums", "autovacuum/analyze", 0),
 ]
 # Ratios against the reference in the summary table: (column, label).
-RATIO_METRICS = [("tps", "TPS"), ("lat_p99_ms", "p99 latency"),
+RATIO_METRICS = [("tps", "TPS"), ("tps_cv", "TPS variability (CV, timed)"), ("lat_p99_ms", "p99 latency"),
+                 ("dev_bytes_per_txn", "data+WAL device bytes/txn"),
                  ("wal_bytes_per_txn", "WAL/txn"), ("data_dev_bytes_per_txn", "data device bytes/txn"),
                  ("recovery_s", "redo time")]
+# Metrics derived from a row's columns: name -> the columns summed.
+DERIVED = {"dev_bytes_per_txn": ("data_dev_bytes_per_txn", "wal_dev_bytes_per_txn")}
 SCALE = {"data_dev_bytes": 1 / 2**20, "recovery_wal_bytes": 1 / 2**20}
 REFERENCE = "baseline"  # configs.tsv's; a table may name its own (role "reference")
 
@@ -69,9 +74,20 @@ def noise_pairs(table):
     return {c: t["what"].split()[0] for c, t in table.items() if t["role"] == "noise"}
 
 
+def metric(r, m):
+    """Row r's value of metric m (a column, or one DERIVED from columns), or None."""
+    if m in DERIVED:
+        parts = [num(r.get(c)) for c in DERIVED[m]]
+        return None if None in parts else sum(parts)
+    return num(r.get(m))
+
+
 def ckey(r):
     """A run's cell: its workload and K; runs of another amount of work (another
-    mode of workloads/run) form cells of their own, K written as K/N."""
+    mode of workloads/run) form cells of their own, K written as K/N.  Timed
+    runs (checkpoint_timeout 30s) form one cell per workload, K "timed"."""
+    if r["mode"] == "timed":
+        return r["workload"], "timed"
     return r["workload"], f"{r['ckpt_every']}/{r['transactions']}"
 
 
@@ -79,6 +95,8 @@ def kdesc(k):
     """'1000/3000' -> 'every 1000 of 3000 transactions'; 'wal32/3000' (the
     size-triggered regime) -> 'by WAL volume (max_wal_size 32 MB), 3000
     transactions'."""
+    if k == "timed":
+        return "by the timer (checkpoint_timeout 30s), timed runs"
     every, n = k.split("/")
     if every.startswith("wal"):
         return f"by WAL volume (max_wal_size {every[3:]} MB), {n} transactions"
@@ -86,11 +104,13 @@ def kdesc(k):
 
 
 def cells(rows):
-    """The fixed-work cells in first-seen order: (workload, K/N)."""
+    """The cells in first-seen order, the fixed-work ones first: (workload, K/N)
+    and then (workload, "timed")."""
     out = []
-    for r in rows:
-        if r["mode"] == "fixed" and ckey(r) not in out:
-            out.append(ckey(r))
+    for mode in ("fixed", "timed"):
+        for r in rows:
+            if r["mode"] == mode and ckey(r) not in out:
+                out.append(ckey(r))
     return out
 
 
@@ -98,11 +118,9 @@ def summarize(rows):
     """(workload, K, config) -> {metric: stats.summary} over repetitions."""
     acc = {}
     for r in rows:
-        if r["mode"] != "fixed":
-            continue
         d = acc.setdefault((*ckey(r), r["config"]), {})
         for m, _, _ in FIXED_METRICS:
-            v = num(r.get(m))
+            v = metric(r, m)
             d.setdefault(m, []).append(None if v is None else v * SCALE.get(m, 1))
     return {k: {m: stats.summary(v) for m, v in d.items()} for k, d in acc.items()}
 
@@ -110,14 +128,14 @@ def summarize(rows):
 def ratios(rows, noise, reference=REFERENCE):
     """(workload, K, config, metric) -> summary of per-repetition ratios against
     the reference (baseline; a noise configuration against the one it copies)."""
-    by = {(*ckey(r), r["rep"], r["config"]): r for r in rows if r["mode"] == "fixed"}
+    by = {(*ckey(r), r["rep"], r["config"]): r for r in rows}
     acc = {}
     for (w, k, rep, c), r in by.items():
         ref = by.get((w, k, rep, noise.get(c, reference)))
         if not ref or ref is r:
             continue
         for m, _ in RATIO_METRICS:
-            x, y = num(r.get(m)), num(ref.get(m))
+            x, y = metric(r, m), metric(ref, m)
             if x is not None and y:
                 acc.setdefault((w, k, c, m), []).append(x / y)
     return {k: stats.summary(v) for k, v in acc.items()}
@@ -196,7 +214,7 @@ def timed_summary(rdir, rows, configs):
     """workload -> [(config, row, per-second variance, checkpoints)]."""
     out = {}
     for r in rows:
-        if r["mode"] != "timed":
+        if r["mode"] != "timed" or r["rep"] != "1":  # the first repetition plotted
             continue
         tps, ckpt = read_series(rdir, r["workload"], r["config"])
         # The first 5 seconds ramp up: not part of the steady state.
@@ -310,8 +328,8 @@ def section(rdir, rel, rows, table, plots_on):
 
     top = [f"## Summary: each configuration against {reference}\n"]
     covs = sorted({round(100 * x["coverage"], 1) for x in rat.values() if x["coverage"]})
-    top.append("Fixed work, the median of per-repetition ratios (each against "
-               f"{reference} in the same "
+    top.append("Each cell (fixed work, and the timed runs' cell), the median of per-repetition "
+               f"ratios (each against {reference} in the same "
                "repetition) with a distribution-free interval of that median in brackets (order "
                "statistics, at least 95% coverage"
                + (f"; here {', '.join(f'{c}%' for c in covs)}" if covs else "")
@@ -364,7 +382,9 @@ def section(rdir, rel, rows, table, plots_on):
                  "log.  A fixed K leaves out one feedback of real servers: full-page images make "
                  "the WAL grow faster, so checkpoints triggered by max_wal_size come sooner and "
                  "bring more full-page images; that understates the cost of full_page_writes "
-                 "here.  Cells: median (min–max) over repetitions.\n")
+                 "there; the walMB cells (checkpoints by WAL volume) and the timed cells "
+                 "(checkpoint_timeout 30s) have it.  Data+WAL device bytes: what both devices "
+                 "wrote per transaction.  Cells: median (min–max) over repetitions.\n")
     for w, k in cell_list:
         L.append(f"### {w}, CHECKPOINT {kdesc(k)}\n")
         L.append("| configuration | reps | " + " | ".join(lbl for _, lbl, _ in FIXED_METRICS) + " |")
@@ -380,11 +400,12 @@ def section(rdir, rel, rows, table, plots_on):
         L.append(f"![tps-ratio.png]({rel}/tps-ratio.png)\n")
     if timed:
         L.append("## TPS over time (timed runs, checkpoint_timeout = 30s)\n")
-        L.append("One run per workload and configuration: per-second TPS with the checkpoints "
-                 "shaded.  Variability: the variance of the per-second TPS after the first 5 "
-                 f"seconds and its ratio against {reference} (as kdevops and the LSFMM figures report "
-                 "it; it grows with the mean), and the coefficient of variation (sd / mean), "
-                 "which does not; from one run each, so without an interval.\n")
+        L.append("The first repetition of each workload and configuration: per-second TPS with "
+                 "the checkpoints shaded.  Variability: the variance of the per-second TPS after "
+                 f"the first 5 seconds and its ratio against {reference} (as kdevops and the LSFMM "
+                 "figures report it; it grows with the mean), and the coefficient of variation "
+                 "(sd / mean), which does not; of that one run here, without an interval; over "
+                 "all repetitions, with intervals, in the timed cells above.\n")
         for w, entries in timed.items():
             L.append(f"### {w}\n")
             L.append(f"| configuration | seconds | TPS | p99 ms | TPS variance | variance vs {reference} "

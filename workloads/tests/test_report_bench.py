@@ -152,6 +152,25 @@ def main():
         except SystemExit as e:
             check("older bench.sh" in str(e), f"old bench.csv refused without the reason: {e}")
 
+    # Timed runs: a cell of their own per workload, repetitions paired by
+    # number; the variability's ratio and the summed device bytes with it.
+    trows = []
+    for rep in range(1, 7):
+        for c, cv, f in (("baseline", 0.40, 1.0), ("lbs-atomic", 0.10, 1.5)):
+            r = {k: "NA" for k in COLUMNS}
+            r.update(config=c, mode="timed", workload="oltp_write_only", rep=str(rep), ckpt_every="0",
+                     transactions=str(1000 * rep), tps=f"{100 * f + rep:.2f}", tps_cv=f"{cv:.3f}",
+                     data_dev_bytes_per_txn="8000", wal_dev_bytes_per_txn=str(int(4000 / f)))
+            trows.append(r)
+    trat = report_bench.ratios(trows, {}, "baseline")
+    cv = trat.get(("oltp_write_only", "timed", "lbs-atomic", "tps_cv"))
+    check(cv and cv["n"] == 6 and abs(cv["median"] - 0.25) < 1e-9 and cv["ci95"],
+          f"the timed cell's variability ratio: {cv}")
+    dev = trat.get(("oltp_write_only", "timed", "lbs-atomic", "dev_bytes_per_txn"))
+    check(dev and abs(dev["median"] - (8000 + 4000 / 1.5) / 12000) < 1e-3,
+          f"data+WAL device bytes per transaction: {dev}")
+    check(report_bench.cells(rows(1, 1.0, 1.0, rng) + trows)[-1] == ("oltp_write_only", "timed"),
+          "the timed cell is not listed after the fixed-work ones")
     check(report_bench.kdesc("1000/3000") == "every 1000 of 3000 transactions"
           and report_bench.kdesc("wal32/3000") == "by WAL volume (max_wal_size 32 MB), 3000 transactions",
           "the regimes' cell names")
