@@ -31,6 +31,7 @@
 # checkpoints' start and end kept in DIR/series/ for the TPS-over-time plot
 # and the variability (--timed-configs: only for those configurations;
 # default all).
+# --reps 0 with --timed: timed runs only.
 # Repetitions interleave: every fixed-work cell runs each configuration
 # once per repetition, in the order of a Williams design (order() below),
 # so that none always runs first or last or next to the same neighbour.
@@ -94,7 +95,7 @@ if [ "$WL_TABLE_SIZE" -lt 1000 ] || [ "$WL_PGBENCH_SCALE" -lt 1 ]; then
 	t_fail "--table-size must be at least 1000 rows and --pgbench-scale at least 1"
 fi
 WL_TEMPLATE_BASE=$WL_TEMPLATE_BASE-${WL_TABLE_SIZE}-$WL_PGBENCH_SCALE
-[ "$reps" -ge 1 ] || t_fail "--reps must be at least 1"
+[ "$reps" -ge 1 ] || [ "$timed" -gt 0 ] || t_fail "--reps 0 runs no fixed work: give --timed SEC (timed runs only)"
 IFS=, read -r -a cfg_list <<<"$configs"
 IFS=, read -r -a wl_list <<<"$workloads"
 IFS=, read -r -a k_list <<<"$ckpt_every"
