@@ -110,6 +110,11 @@ mkdir -p "$out/series"
 csv=$out/bench.csv
 wl_csv "$csv" "$BENCH_COLUMNS"
 
+pending=$(bench_pending)
+if [ "$pending" -eq 0 ] && [ "$check" -eq 0 ]; then
+	t_pass "nothing to run: every run of this matrix is in $csv"
+fi
+t_log "$pending runs of this matrix to do"
 # A template for each page size the configurations use.
 sizes=()
 for c in "${cfg_list[@]}" "${timed_list[@]}"; do

@@ -54,7 +54,7 @@ bench_validate() {
 # workloads/run writes rows of its own).
 done_already() {
 	awk -F, -v m="$1" -v w="$2" -v r="$3" -v k="$4" -v c="$5" -v n="$events" -v wu="$warmup" \
-		-v dma="$WL_DMA_DELAY_US" -v ds="$(data_set "$2")" -v t="$timed" '
+		-v dma="$WL_DMA_DELAY_US" -v ds="$(data_set "$2")" '
 		NR == 1 { for (i = 1; i <= NF; i++) f[$i] = i; next }
 		$f["mode"] == m && $f["workload"] == w && $f["rep"] == r && $f["ckpt_every"] == k &&
 		$f["config"] == c && $f["dma_delay_us"] == dma && $f["data_set"] == ds &&
@@ -145,6 +145,12 @@ start() {
 	: >"$WL_LOG"
 	wl_pg_start || { tail -n 20 "$WL_LOG" >&2; t_fail "$config: server did not start"; }
 	drive "$wl" "$warmup" "$WL_TMP/warmup.lats" >/dev/null
+	# walMB: a fresh WAL segment first, so that every run's redo pointer
+	# starts one and its first checkpoint by volume comes after the same
+	# amount of WAL, not after whatever the template and warm-up left.
+	if [ -n "$maxwal" ]; then
+		psql_q -c "SELECT pg_switch_wal()" >/dev/null || t_fail "$config: pg_switch_wal failed"
+	fi
 	checkpoint || t_fail "$config: the checkpoint after the warm-up failed"
 	# What the data set is against shared_buffers, once per output directory.
 	[ -s "$out/data-set.tsv" ] || psql_q -F$'\t' -c "SELECT datname, pg_database_size(datname),
@@ -214,12 +220,16 @@ recovery() {
 # fixed CONFIG WORKLOAD REP K: one fixed-work run.  Its seconds are the
 # driver's own (without start-up and connections) plus the time the load
 # stood still waiting for the previous segment's checkpoint.  K "walMB"
-# (the size-triggered regime): no CHECKPOINT is issued, max_wal_size is MB
-# and the server checkpoints by WAL volume, so that a configuration that
-# writes more WAL (full-page images) checkpoints more often, and writes
-# more images again: the feedback a fixed K leaves out.  The load then
-# runs as one segment, and the crash recovery's extra segment is the
-# warm-up's size.
+# (the size-triggered regime): no CHECKPOINT is issued during the load,
+# max_wal_size is MB and the server checkpoints by WAL volume, so that a
+# configuration that writes more WAL (full-page images) checkpoints more
+# often, and writes more images again: the feedback a fixed K leaves out.
+# (At 32 MB, PostgreSQL 15's trigger is one 16 MB segment: a checkpoint
+# is requested each time a segment fills.)  The load then runs as one
+# segment; its checkpoints are counted, then one CHECKPOINT is waited for,
+# as after the fixed-K regime's last segment, so that device bytes cover
+# all of the load's pages and the crash recovery replays only the extra
+# segment, of the warm-up's size.
 fixed() {
 	local config=$1 wl=$2 rep=$3 k=$4 d0 w0 ck='' tw wall drv w0t seg lat segs maxwal='' extra=$4
 	R=() ST=()
@@ -254,6 +264,9 @@ fixed() {
 	done
 	[ -z "$ck" ] || wait "$ck" || t_fail "$config: the last CHECKPOINT failed"
 	pg_stats
+	if [ -n "$maxwal" ]; then
+		checkpoint || t_fail "$config: the CHECKPOINT after the load failed"
+	fi
 	sync
 	R[data_dev_bytes]=$(($(bench_bytes data) - d0))
 	R[wal_dev_bytes]=$(($(bench_bytes wal) - w0))
@@ -277,12 +290,14 @@ series_base() {
 # timed CONFIG WORKLOAD REP: SEC seconds with the 30 s checkpoint timer;
 # the per-second TPS to DIR/series/WORKLOAD-CONFIG[-rREP].tps ("second
 # tps"), the checkpoints to .ckpt ("start end", seconds since the run's
-# start).  Device bytes are read at the end of the load (before the
-# shutdown's checkpoint).
+# start).  Device bytes are read at the end of the load, after a sync (what
+# the server wrote to the kernel during the load, not the shutdown's
+# checkpoint).  Its K column is "timedSEC": runs of another length are
+# another cell.
 timed() {
 	local config=$1 wl=$2 rep=$3 d0 w0 t0 base lat
 	R=() ST=()
-	R[mode]=timed R[workload]=$wl R[rep]=$rep R[ckpt_every]=0
+	R[mode]=timed R[workload]=$wl R[rep]=$rep R[ckpt_every]=timed$timed
 	start "$config" "$wl" "$rep" 30s
 	base=$(series_base "$wl" "$config" "$rep")
 	d0=$(bench_bytes data) w0=$(bench_bytes wal)
@@ -310,6 +325,7 @@ timed() {
 	R[seconds]=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
 	R[wall_seconds]=${R[seconds]}
 	case ${R[transactions]} in '' | *[!0-9]* | 0) t_fail "$config $wl: no transactions in the timed run" ;; esac
+	sync
 	R[data_dev_bytes]=$(($(bench_bytes data) - d0))
 	R[wal_dev_bytes]=$(($(bench_bytes wal) - w0))
 	pg_stats
@@ -350,6 +366,30 @@ order() {
 	fi
 }
 
+# bench_pending: how many runs of the matrix bench.csv does not hold yet.
+bench_pending() {
+	local rep wl k config n=0
+	for rep in $(seq 1 "$reps"); do
+		for wl in "${wl_list[@]}"; do
+			for k in "${k_list[@]}"; do
+				for config in "${cfg_list[@]}"; do
+					done_already fixed "$wl" "$rep" "$k" "$config" || n=$((n + 1))
+				done
+			done
+		done
+	done
+	if [ "$timed" -gt 0 ]; then
+		for rep in $(seq 1 "${timed_reps:-1}"); do
+			for wl in "${wl_list[@]}"; do
+				for config in "${timed_list[@]}"; do
+					done_already timed "$wl" "$rep" "timed$timed" "$config" || n=$((n + 1))
+				done
+			done
+		done
+	fi
+	echo "$n"
+}
+
 # bench_matrix: every fixed-work run (repetitions outermost, each cell's
 # configurations in order()), then the timed runs (timed_reps repetitions,
 # interleaved the same way); runs already in bench.csv are skipped.  Sets
@@ -377,7 +417,7 @@ bench_matrix() {
 		for wl in "${wl_list[@]}"; do
 			for config in $(order "$rep" timed_list); do
 				n=$((n + 1))
-				if done_already timed "$wl" "$rep" 0 "$config"; then continue; fi
+				if done_already timed "$wl" "$rep" "timed$timed" "$config"; then continue; fi
 				t_log "run $n of $TOTAL: $config, $wl, ${timed}s timed, checkpoint_timeout 30s, repetition $rep"
 				timed "$config" "$wl" "$rep"
 				RAN=$((RAN + 1))
@@ -393,11 +433,19 @@ bench_matrix() {
 # per-second series and the timer's checkpoints for the timed runs.
 bench_check() {
 	local bad
-	# Every row of this configuration/workload matrix, as it must be.
-	bad=$(awk -F, -v n="$events" -v ks="$ckpt_every" -v timed="$timed" -v series="$out/series" '
+	# Every row of this invocation's matrix (its configurations, workloads,
+	# K and N, timed length), as it must be; rows of other runs in the
+	# same CSV are not this invocation's to judge.
+	bad=$(awk -F, -v n="$events" -v ks="${k_list[*]}" -v timed="$timed" -v series="$out/series" \
+		-v cs="${cfg_list[*]}" -v tcs="${timed_list[*]}" -v ws="${wl_list[*]}" '
+		BEGIN { split(ks, a, " "); for (i in a) K[a[i]] = 1; split(cs, a, " "); for (i in a) C[a[i]] = 1
+			split(tcs, a, " "); for (i in a) TC[a[i]] = 1; split(ws, a, " "); for (i in a) W[a[i]] = 1 }
 		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		function f(name) { return $(c[name]) }
 		function bad(why) { printf "%s %s %s rep %s K=%s: %s\n", f("mode"), f("config"), f("workload"), f("rep"), f("ckpt_every"), why }
+		!(f("workload") in W) { next }
+		f("mode") == "fixed" && !(f("config") in C && f("ckpt_every") in K && f("transactions") == n) { next }
+		f("mode") == "timed" && !(f("config") in TC && f("ckpt_every") == "timed" timed) { next }
 		{
 			if (f("tps") + 0 <= 0) bad("no throughput")
 			if (f("full_page_writes") == "on" && f("wal_fpi") + 0 == 0) bad("full_page_writes on but no full-page image")

@@ -203,6 +203,7 @@ checkpoint_timeout = 1d            # fixed-work runs: bench.sh issues a
 checkpoint_completion_target = 0.9
 max_wal_size = 1GB                 # far above any run's WAL between two
                                    # checkpoints: none is requested by size
+                                   # (bench.sh's walMB cells set their own)
 min_wal_size = 32MB                # a small template to copy for each run
 fsync = on
 autovacuum = on                    # as on a real server

@@ -24,6 +24,8 @@ FIXED_METRICS = [
     ("tps", "TPS", 1),
     ("tps_cv", "TPS CV (timed)", 3),
     ("lat_p99_ms", "p99 ms", 1),
+    ("checkpoints_req", "checkpoints requested", 0),
+    ("checkpoints_timed", "checkpoints by the timer", 0),
     ("dev_bytes_per_txn", "data+WAL device B/txn", 0),
     ("wal_bytes_per_txn", "WAL B/txn (PostgreSQL)", 0),
     ("wal_dev_bytes_per_txn", "WAL device B/txn", 0),
@@ -86,8 +88,8 @@ def ckey(r):
     """A run's cell: its workload and K; runs of another amount of work (another
     mode of workloads/run) form cells of their own, K written as K/N.  Timed
     runs (checkpoint_timeout 30s) form one cell per workload, K "timed"."""
-    if r["mode"] == "timed":
-        return r["workload"], "timed"
+    if r["mode"] == "timed":  # K "timedSEC" ("0" before runs had a length in it)
+        return r["workload"], r["ckpt_every"] if r["ckpt_every"].startswith("timed") else "timed"
     return r["workload"], f"{r['ckpt_every']}/{r['transactions']}"
 
 
@@ -95,8 +97,9 @@ def kdesc(k):
     """'1000/3000' -> 'every 1000 of 3000 transactions'; 'wal32/3000' (the
     size-triggered regime) -> 'by WAL volume (max_wal_size 32 MB), 3000
     transactions'."""
-    if k == "timed":
-        return "by the timer (checkpoint_timeout 30s), timed runs"
+    if k.startswith("timed"):
+        return ("by the timer (checkpoint_timeout 30s), timed runs"
+                + (f" of {k[5:]} s" if k[5:] else ""))
     every, n = k.split("/")
     if every.startswith("wal"):
         return f"by WAL volume (max_wal_size {every[3:]} MB), {n} transactions"
@@ -358,33 +361,39 @@ def section(rdir, rel, rows, table, plots_on):
     if not nv and noise:
         top.append("No noise-floor interval (too few repetitions, or no noise configuration ran).\n")
 
-    L = ["## Throughput, latency and write volume (fixed work)\n"]
+    L = ["## Throughput, latency and write volume, per cell\n"]
     if rows:
         r0 = rows[0]
-        L.append(f"Each run: {r0['transactions']} transactions after a warm-up and a checkpoint, a "
+        L.append("Fixed-work cells (K/N: N transactions after a warm-up and a checkpoint): a "
                  "CHECKPOINT issued after every K of them (the load runs in segments of K "
                  "transactions; each segment's checkpoint overlaps the next), the last one waited "
-                 "for, or (K walMB, the size-triggered regime) none issued: max_wal_size MB, and "
-                 "the server checkpoints by WAL volume, so full-page images bring checkpoints "
-                 f"sooner; {r0['threads']} client threads; data set: "
+                 "for; or (K walMB, the size-triggered regime) none issued during the load: "
+                 "max_wal_size MB, a fresh WAL segment before the warm-up's checkpoint, and the "
+                 "server checkpoints by WAL volume (at 32 MB, each time a 16 MB segment fills), so "
+                 "full-page images bring checkpoints sooner; its checkpoints counted, one "
+                 "CHECKPOINT is then waited for.  Then one more segment (walMB: of the warm-up's "
+                 "size) and a kill -9: the restart's crash recovery time and the WAL it replayed.  "
+                 "TPS counts the drivers' own time (without their start-up and connections, which "
+                 "each segment repeats) plus any time the load waited for the previous "
+                 "checkpoint; device bytes run from the warm-up's checkpoint to the last "
+                 "checkpoint's end.  Timed cells (K timedSEC): SEC seconds with checkpoint_timeout "
+                 "30s, TPS over the wall time, device bytes to the load's end after a sync (not the "
+                 "shutdown's checkpoint), no crash recovery.  All: "
+                 f"{r0['threads']} client threads; data set: "
                  f"{', '.join(sorted({r['data_set'] for r in rows}))} ({data_set_line(rdir)}; "
                  "the backend and bgwriter writes below show pages leaving shared_buffers "
                  "outside checkpoints; the guest's page cache holds the whole data set, so they "
                  "are written, never read back from the device, and with sysbench's default "
-                 "distribution the hot rows fit in shared_buffers anyway).  Then one more segment and a kill -9: the restart's crash recovery time "
-                 "and the WAL it replayed.  WAL and full-page images come from `pg_stat_wal`; "
-                 "device bytes from tornblk's counters (the data device from the warm-up's "
-                 "checkpoint to the last checkpoint's end).  TPS counts the drivers' own time (without "
-                 "their start-up and connections, which each segment repeats) plus any time the "
-                 "load waited for the previous checkpoint.  p99 rests on N/100 transactions per run "
-                 "(sysbench's histogram buckets are about 2% wide).  Recovery: the page cache is "
-                 "dropped before the restart, `recovery s` is redo's own time from the server "
-                 "log.  A fixed K leaves out one feedback of real servers: full-page images make "
-                 "the WAL grow faster, so checkpoints triggered by max_wal_size come sooner and "
-                 "bring more full-page images; that understates the cost of full_page_writes "
-                 "there; the walMB cells (checkpoints by WAL volume) and the timed cells "
-                 "(checkpoint_timeout 30s) have it.  Data+WAL device bytes: what both devices "
-                 "wrote per transaction.  Cells: median (min–max) over repetitions.\n")
+                 "distribution the hot rows fit in shared_buffers anyway).  WAL and full-page "
+                 "images come from `pg_stat_wal`, device bytes from tornblk's counters; data+WAL "
+                 "device bytes: what both devices wrote per transaction.  p99 rests on N/100 "
+                 "transactions per run (sysbench's histogram buckets are about 2% wide).  "
+                 "Recovery: the page cache is dropped before the restart, `recovery s` is redo's "
+                 "own time from the server log.  A fixed K leaves out one feedback of real "
+                 "servers: full-page images make the WAL grow faster, so checkpoints triggered by "
+                 "max_wal_size come sooner and bring more full-page images; that understates the "
+                 "cost of full_page_writes there; the walMB and timed cells have it.  Cells: "
+                 "median (min–max) over repetitions.\n")
     for w, k in cell_list:
         L.append(f"### {w}, CHECKPOINT {kdesc(k)}\n")
         L.append("| configuration | reps | " + " | ".join(lbl for _, lbl, _ in FIXED_METRICS) + " |")
