@@ -171,6 +171,9 @@ def main():
           f"data+WAL device bytes per transaction: {dev}")
     check(report_bench.cells(rows(1, 1.0, 1.0, rng) + trows)[-1] == ("oltp_write_only", "timed"),
           "the timed cell is not listed after the fixed-work ones")
+    check(report_bench.ckey({"mode": "timed", "workload": "w", "ckpt_every": "timed120"}) == ("w", "timed120")
+          and report_bench.kdesc("timed120") == "by the timer (checkpoint_timeout 30s), timed runs of 120 s",
+          "a timed cell is not named by its length")
     check(report_bench.kdesc("1000/3000") == "every 1000 of 3000 transactions"
           and report_bench.kdesc("wal32/3000") == "by WAL volume (max_wal_size 32 MB), 3000 transactions",
           "the regimes' cell names")
