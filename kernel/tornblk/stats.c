@@ -59,6 +59,10 @@ void tornblk_stats_write(struct tornblk_dev *dev, sector_t sector, u32 len,
 	if (opf & REQ_ATOMIC) {
 		st->atomic_writes++;
 		hist_add(&st->atomic, sector, len);
+		if (opf & REQ_META)
+			st->atomic_meta_writes++;
+		else
+			hist_add(&st->atomic_data, sector, len);
 	}
 }
 
@@ -73,7 +77,8 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "reads %llu\nbytes_read %llu\n", st->reads, st->bytes_read);
 	seq_printf(m, "writes %llu\natomic_writes %llu\nbytes_written %llu\n",
 		   st->writes, st->atomic_writes, st->bytes_written);
-	seq_printf(m, "meta_writes %llu\n", st->meta_writes);
+	seq_printf(m, "meta_writes %llu\natomic_meta_writes %llu\n",
+		   st->meta_writes, st->atomic_meta_writes);
 	seq_printf(m, "flushes %llu\nfua_writes %llu\ndestaged %llu\n",
 		   st->flushes, st->fua_writes, st->destaged);
 	seq_printf(m, "io_errors %llu\ncuts %llu\n", st->io_errors, st->cuts);
@@ -129,6 +134,10 @@ static int hist_show(struct seq_file *m, void *v)
 	hist_show_one(m, "write_align", st->all.align, TORNBLK_ALIGN_BUCKETS);
 	hist_show_one(m, "atomic_size", st->atomic.size, TORNBLK_SIZE_BUCKETS);
 	hist_show_one(m, "atomic_align", st->atomic.align, TORNBLK_ALIGN_BUCKETS);
+	hist_show_one(m, "atomic_data_size", st->atomic_data.size,
+		      TORNBLK_SIZE_BUCKETS);
+	hist_show_one(m, "atomic_data_align", st->atomic_data.align,
+		      TORNBLK_ALIGN_BUCKETS);
 	tornblk_unlock(dev);
 	mutex_unlock(&tornblk_cfg_lock);
 	return 0;

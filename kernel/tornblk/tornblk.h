@@ -60,6 +60,7 @@ struct tornblk_hist {
 
 struct tornblk_stats {
 	u64 reads, writes, atomic_writes, meta_writes, flushes, fua_writes;
+	u64 atomic_meta_writes;	/* REQ_ATOMIC writes that are also REQ_META */
 	u64 bytes_read, bytes_written, destaged, io_errors, cuts;
 	u64 misaligned, alloc_failures, held, dma_writes;
 	u64 dma_pages_changed;	/* pages changed after their capture began */
@@ -76,7 +77,8 @@ struct tornblk_stats {
 	 */
 	u64 cut_pieces, cut_pieces_partial, cut_pieces_torn;
 	u64 cut_pieces_torn_meta;	/* ... of those, in REQ_META writes */
-	struct tornblk_hist all, atomic;
+	/* every write, the REQ_ATOMIC ones, those of them that are not REQ_META */
+	struct tornblk_hist all, atomic, atomic_data;
 };
 
 /*
