@@ -21,7 +21,7 @@ WL_CHECKS_TSV=${WL_CHECKS_TSV:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/che
 CRASH_HEAD_COLUMNS=(kernel commit config xfs_bs pawu atomic_unit xfs_mount full_page_writes synchronous_commit
 	pg_wal autovacuum autovacuums dma_delay_us cycle seed cut_mode wal_cut unflushed_writes cut_pos cut_fraction
 	data_cached_writes data_rewound_writes wal_cached_writes torn_writes units_kept units_lost pages_in_flight
-	pages_partial pages_torn meta_pages_torn wal_pages_torn dma_pages_changed dma_pieces_mixed)
+	pages_partial pages_torn meta_pages_torn wal_pages_torn dma_pages_changed dma_pieces_mixed race_piece)
 CRASH_TAIL_COLUMNS=(seconds verdict)
 
 # checks.tsv, read once: CHK_NAME, CHK_PHASE, CHK_FINDS, CHK_COLS (the

@@ -298,6 +298,36 @@ race_cut() {
 	wal_cut
 }
 
+# race_where: after a race cut, with the data filesystem mounted again:
+# where the write that was copied from two versions lies (tornblk names its
+# sector and length in the kernel log), from the extent maps of every file
+# on the data device (filefrag, one process for all): FILE@PAGE+PAGES, the
+# file under the mount point and its first PostgreSQL page and page count
+# (a clean race cycle then says which page PostgreSQL did not need: one
+# redo rewrites whole, an SLRU's, a map's, one truncated away), or
+# "unmapped" when no file holds that sector now.
+race_where() {
+	local line len sec
+	line=$(dmesg | sed -n "s/.*tornblk: $WL_DEV: the write of \([0-9]*\) bytes at sector \([0-9]*\) was copied from two versions.*/\1 \2/p" |
+		tail -n 1)
+	read -r len sec <<<"$line"
+	[ -n "${sec:-}" ] || { echo unknown; return 0; }
+	find "$WL_MNT" -xdev -type f -print0 | xargs -0 -r filefrag -b512 -e 2>/dev/null |
+		awk -v sec="$sec" -v len="$len" -v pg="$WL_PG_BS" -v mnt="$WL_MNT/" '
+		/^File size of / { f = $4; sub(mnt, "", f); next }
+		# " ext: logical_offset: physical_offset: length: ...", in 512-byte units
+		$1 ~ /^[0-9]+:$/ && !found {
+			gsub(/\.\. */, ".."); $0 = $0 # "0..   383:" as one field, widths vary
+			l0 = $2; sub(/\.\..*/, "", l0); p0 = $3; sub(/\.\..*/, "", p0); p1 = $3; sub(/.*\.\./, "", p1)
+			sub(/:$/, "", p1)
+			if (sec + 0 >= p0 + 0 && sec + 0 <= p1 + 0) {
+				off = (l0 + sec - p0) * 512
+				printf "%s@%d+%d\n", f, int(off / pg), int((len + pg - 1) / pg); found = 1
+			}
+		}
+		END { if (!found) print "unmapped" }'
+}
+
 # cycle C: one crash and its verification (the checks of checks.sh);
 # appends its row, R, to the CSV.
 cycle() {
@@ -400,6 +430,10 @@ cycle() {
 	crash_phase powered
 	: >"$WL_LOG"
 	crash_phase mount
+	if [ "$CRASH_BLOCKED" -eq 0 ] && [ "${R[cut_mode]}" = race ]; then
+		R[race_piece]=$(race_where) || t_fail "cycle $c: finding the race's write failed"
+		t_log "cycle $c: the write copied from two versions: ${R[race_piece]}"
+	fi
 	if [ "$CRASH_BLOCKED" -eq 0 ]; then
 		crash_phase start
 		if [ "$CRASH_BLOCKED" -eq 0 ]; then

@@ -628,9 +628,12 @@ def clean_words(c, clean, most=5):
             split = ", not told apart from XFS's writes" if torn not in ("0", "?") else ""
         else:
             split = f", {meta} of them in XFS's writes"
+        where = r.get("race_piece") or "NA"
+        # (race cuts: the write copied from two versions, FILE@PAGE+PAGES)
+        where = "" if where == "NA" else f", the torn copy in {where}"
         parts.append(f"cycle {r['cycle']} (seed {r['seed']}, {r['commit']}): cut after write "
                      f"{r['cut_pos'] or '?'} of {r['unflushed_writes'] or '?'} ({r['cut_mode'] or 'fsync'}), "
-                     f"{r['pages_in_flight'] or '?'} {page_k(c)} pieces in flight, {torn} torn{split}")
+                     f"{r['pages_in_flight'] or '?'} {page_k(c)} pieces in flight, {torn} torn{split}{where}")
     more = f"; and {len(clean) - most} more in crash.csv" if len(clean) > most else ""
     return f"  Clean: {'; '.join(parts)}{more}."
 

@@ -182,6 +182,11 @@ def main():
                              "pages_torn": "1", "meta_pages_torn": ""}])
     check(g == "  Clean: cycle 7 (seed 1007, c): cut after write 3 of 200 (evict), 3 8k pieces in "
           "flight, 1 torn, not told apart from XFS's writes.", f"clean words read {g!r}")
+    g = report.clean_words("lbs-atomic-off-race", [{"cycle": "11", "seed": "1011", "commit": "c",
+                             "cut_mode": "race", "cut_pos": "0", "unflushed_writes": "0",
+                             "pages_in_flight": "0", "pages_torn": "0", "meta_pages_torn": "0",
+                             "race_piece": "data/base/16384/16400_fsm@2+2"}])
+    check(g.endswith(", the torn copy in data/base/16384/16400_fsm@2+2."), f"a race cycle's torn copy: {g!r}")
     check("Clean:" not in text.split("- lbs-atomic")[1].split("\n")[0],
           "a protected configuration's clean cycles are listed as if explaining a control")
     check("0/60 (<= 4.9%)" in text, "REPORT.md does not show '0/60 (<= 4.9%)'")
