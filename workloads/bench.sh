@@ -110,7 +110,7 @@ mkdir -p "$out/series"
 csv=$out/bench.csv
 wl_csv "$csv" "$BENCH_COLUMNS"
 
-pending=$(bench_pending)
+pending=$(bench_matrix count)
 if [ "$pending" -eq 0 ] && [ "$check" -eq 0 ]; then
 	t_pass "nothing to run: every run of this matrix is in $csv"
 fi
@@ -133,6 +133,6 @@ bench_release() { wl_device_remove; }
 bench_bytes() { if [ "$1" = data ]; then tb_stat bytes_written; else tb_walstat bytes_written; fi; }
 bench_drop_caches() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 
-bench_matrix
+bench_matrix run
 [ "$check" -eq 0 ] || bench_check
 t_pass "$RAN runs added ($((TOTAL - RAN)) already there) in $csv"

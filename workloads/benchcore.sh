@@ -366,36 +366,15 @@ order() {
 	fi
 }
 
-# bench_pending: how many runs of the matrix bench.csv does not hold yet.
-bench_pending() {
-	local rep wl k config n=0
-	for rep in $(seq 1 "$reps"); do
-		for wl in "${wl_list[@]}"; do
-			for k in "${k_list[@]}"; do
-				for config in "${cfg_list[@]}"; do
-					done_already fixed "$wl" "$rep" "$k" "$config" || n=$((n + 1))
-				done
-			done
-		done
-	done
-	if [ "$timed" -gt 0 ]; then
-		for rep in $(seq 1 "${timed_reps:-1}"); do
-			for wl in "${wl_list[@]}"; do
-				for config in "${timed_list[@]}"; do
-					done_already timed "$wl" "$rep" "timed$timed" "$config" || n=$((n + 1))
-				done
-			done
-		done
-	fi
-	echo "$n"
-}
-
 # bench_matrix: every fixed-work run (repetitions outermost, each cell's
 # configurations in order()), then the timed runs (timed_reps repetitions,
 # interleaved the same way); runs already in bench.csv are skipped.  Sets
-# RAN (runs done now) and TOTAL.
+# RAN (runs done now) and TOTAL.  "bench_matrix count" runs nothing and
+# prints how many runs bench.csv does not hold yet.
+# Usage: bench_matrix run | count
 bench_matrix() {
-	local rep wl k config n=0 treps=${timed_reps:-1}
+	local rep wl k config n=0 treps=${timed_reps:-1} count='' pending=0
+	case ${1:-} in run) ;; count) count=1 ;; *) t_fail "bench_matrix run | count, not '${1:-}'" ;; esac
 	RAN=0
 	TOTAL=$((reps * ${#wl_list[@]} * ${#k_list[@]} * ${#cfg_list[@]}))
 	[ "$timed" -eq 0 ] || TOTAL=$((TOTAL + treps * ${#wl_list[@]} * ${#timed_list[@]}))
@@ -405,6 +384,7 @@ bench_matrix() {
 				for config in $(order "$rep"); do
 					n=$((n + 1))
 					if done_already fixed "$wl" "$rep" "$k" "$config"; then continue; fi
+					if [ -n "$count" ]; then pending=$((pending + 1)); continue; fi
 					t_log "run $n of $TOTAL: $config, $wl, $events transactions, CHECKPOINT every $k, repetition $rep"
 					fixed "$config" "$wl" "$rep" "$k"
 					RAN=$((RAN + 1))
@@ -412,18 +392,21 @@ bench_matrix() {
 			done
 		done
 	done
-	[ "$timed" -gt 0 ] || return 0
-	for rep in $(seq 1 "$treps"); do
-		for wl in "${wl_list[@]}"; do
-			for config in $(order "$rep" timed_list); do
-				n=$((n + 1))
-				if done_already timed "$wl" "$rep" "timed$timed" "$config"; then continue; fi
-				t_log "run $n of $TOTAL: $config, $wl, ${timed}s timed, checkpoint_timeout 30s, repetition $rep"
-				timed "$config" "$wl" "$rep"
-				RAN=$((RAN + 1))
+	if [ "$timed" -gt 0 ]; then
+		for rep in $(seq 1 "$treps"); do
+			for wl in "${wl_list[@]}"; do
+				for config in $(order "$rep" timed_list); do
+					n=$((n + 1))
+					if done_already timed "$wl" "$rep" "timed$timed" "$config"; then continue; fi
+					if [ -n "$count" ]; then pending=$((pending + 1)); continue; fi
+					t_log "run $n of $TOTAL: $config, $wl, ${timed}s timed, checkpoint_timeout 30s, repetition $rep"
+					timed "$config" "$wl" "$rep"
+					RAN=$((RAN + 1))
+				done
 			done
 		done
-	done
+	fi
+	[ -z "$count" ] || echo "$pending"
 }
 
 # bench_check: every row of bench.csv as it must be (the --check of the
