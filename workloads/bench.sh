@@ -116,12 +116,9 @@ if [ "$pending" -eq 0 ] && [ "$check" -eq 0 ]; then
 fi
 t_log "$pending runs of this matrix to do"
 # A template for each page size the configurations use.
-sizes=()
-for c in "${cfg_list[@]}" "${timed_list[@]}"; do
-	wl_config "$c"
-	[[ " ${sizes[*]} " == *" $WL_PG_BS "* ]] || sizes+=("$WL_PG_BS")
-done
-for WL_PG_BS in "${sizes[@]}"; do
+page_sizes=$(wl_page_sizes "${cfg_list[@]}" "${timed_list[@]}") ||
+	t_fail "reading the configurations' page sizes failed"
+for WL_PG_BS in $page_sizes; do
 	wl_pg_build
 	wl_template
 done

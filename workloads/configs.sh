@@ -96,6 +96,18 @@ wl_roles_where() {
 	_wl_table "$WL_ROLES_TSV" 6 | awk -F'\t' -v v="$2" -v c="$col" '$c == v { print $1 }'
 }
 
+# wl_page_sizes NAME...: the PostgreSQL page sizes (pg_bs) these
+# configurations use, each once, in the order first used: one template and
+# one server build each.  Run in $(...): wl_config's settings stay there.
+wl_page_sizes() {
+	local c sizes=()
+	for c; do
+		wl_config "$c"
+		[[ " ${sizes[*]} " == *" $WL_PG_BS "* ]] || sizes+=("$WL_PG_BS")
+	done
+	[ ${#sizes[@]} -eq 0 ] || printf '%s\n' "${sizes[@]}"
+}
+
 # wl_evidence_target NAME: crash cycles the evidence run collects for the
 # configuration (roles.tsv; LBS_EVIDENCE_<ROLE> overrides it).
 wl_evidence_target() {

@@ -17,13 +17,10 @@
 t_require tar sha256sum
 # One for each PostgreSQL build the configurations use (configs.tsv's pg_bs).
 cfgs=$(wl_configs --crash) || t_fail "no crash configurations"
-sizes=()
-for c in $cfgs; do
-	wl_config "$c"
-	[[ " ${sizes[*]} " == *" $WL_PG_BS "* ]] || sizes+=("$WL_PG_BS")
-done
+# shellcheck disable=SC2086  # configuration names are words
+page_sizes=$(wl_page_sizes $cfgs) || t_fail "reading the configurations' page sizes failed"
 saved=()
-for WL_PG_BS in "${sizes[@]}"; do
+for WL_PG_BS in $page_sizes; do
 	wl_pg_build
 	wl_template
 	wl_template_save /lbs-out

@@ -170,6 +170,12 @@ if msg=$(wl_config no-such 2>&1); then bad "an unknown configuration was accepte
 	if [[ $msg == *"unknown configuration 'no-such'"* ]]; then ok; else bad "unknown configuration: '$msg'"; fi
 fi
 if [ "$(wl_role_field control expect)" = corrupt ]; then ok; else bad "control's expect"; fi
+# One template and server build per page size, in the order first used.
+if [ "$(wl_page_sizes baseline pg16k-baseline lbs-atomic pg16k-unsafe | paste -sd' ')" = "8192 16384" ] &&
+	[ -z "$(wl_page_sizes)" ]; then ok; else
+	bad "wl_page_sizes: '$(wl_page_sizes baseline pg16k-baseline lbs-atomic pg16k-unsafe | paste -sd' ')'"
+fi
+if (wl_page_sizes baseline no-such >/dev/null 2>&1); then bad "wl_page_sizes took an unknown configuration"; else ok; fi
 if [ "$(LBS_EVIDENCE_CONTROL=7 wl_evidence_target unsafe)" = 7 ]; then ok; else bad "LBS_EVIDENCE_CONTROL"; fi
 if (LBS_EVIDENCE_CONTROL=x wl_evidence_target unsafe >/dev/null 2>&1); then bad "LBS_EVIDENCE_CONTROL=x accepted"; else ok; fi
 py=$(python3 -c "import sys; sys.path.insert(0, '$top/workloads'); import configs
