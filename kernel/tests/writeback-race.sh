@@ -39,9 +39,10 @@
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
 
-# The device sleeps dma_us between two pages of a capture, so a 16k block's
-# writeback ends 3 delays after its capture began, and a write() that waits
-# for it waits most of that.  A plain write() of 8k costs ~0.1 ms on the
+# The device sleeps dma_us between two pages of a capture (fsleep: 1 to 2
+# times dma_us each), so a 16k block's writeback ends at least 3 delays
+# after its capture began, and a write() that waits for it waits most of
+# that.  A plain write() of 8k costs ~0.1 ms on the
 # default kernel and was seen at 1.3 ms (p50) under KASAN; one delay of 3 ms
 # stays well above it, and the waits (2 delays at least) well above that.
 dma_us=3000
