@@ -5,13 +5,19 @@
 #                 [--events N] [--ckpt-every LIST] [--warmup-events N]
 #                 [--timed SEC] [--timed-reps N] [--dma-delay-us US] [--out DIR]
 #                 [--timed-configs LIST] [--table-size ROWS]
-#                 [--pgbench-scale S] [--check]
+#                 [--pgbench-scale S] [--page-cache MB] [--check]
 # LIST is comma separated.  --table-size and --pgbench-scale size the data
-# set (defaults in lib.sh); --check (the test) asserts what every run of
+# set (defaults in lib.sh); --page-cache MB leaves the page cache about MB
+# during each run (the rest of the guest's free memory locked away after
+# the warm-up, lib.sh's wl_squeeze): with a data set larger than that, reads
+# reach the device, as on a server whose data does not fit in memory (the
+# runs are a cell of their own, fixed work only; 0, the default: not
+# limited); --check (the test) asserts what every run of
 # this invocation recorded: exactly N transactions, exactly N/K requested
 # checkpoints (walMB: the server's own) and no timed one, full-page images
 # only with full_page_writes on, WAL replayed by the crash recovery, a
-# per-second series and the timer's checkpoints for the timed runs.
+# per-second series and the timer's checkpoints for the timed runs, and
+# reads from the data device when the page cache is limited.
 #
 # Fixed work (one cell per workload and K of --ckpt-every): each run does
 # exactly N transactions (--events) after a warm-up of --warmup-events and
@@ -48,6 +54,7 @@
 # a write() into a block under writeback wait where a file has stable
 # writes, so only then is that cost of the buffered fix in the numbers.
 # vm: mem=3072 timeout=2400
+# test: bench.page-cache -- --configs baseline,lbs-atomic --workloads pgbench-N --reps 1 --events 400 --ckpt-every wal32 --warmup-events 40 --table-size 5000 --pgbench-scale 1 --page-cache 8 --check
 # test: bench -- --configs baseline,lbs-atomic --workloads oltp_write_only,pgbench-N --reps 1 --events 400 --ckpt-every 200,wal32 --warmup-events 40 --timed 40 --timed-reps 2 --timed-configs lbs-atomic --table-size 5000 --pgbench-scale 1 --check
 # shellcheck source=guest-image/testlib.sh
 . /lbs/src/guest-image/testlib.sh || exit 1
@@ -65,7 +72,7 @@ bench_measurable() { wl_config "$1"; [ "$WL_SYNC" = on ] && wl_wal_own; }
 configs=$(for c in $(wl_configs all); do if bench_measurable "$c"; then echo "$c"; fi; done | paste -sd,)
 workloads=oltp_write_only
 reps=2 events=2000 ckpt_every=500 warmup=200 timed=0 timed_reps=1 out=/lbs-out check=0
-timed_configs='' 
+timed_configs='' page_cache=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--configs) configs=${2:?}; shift 2 ;;
@@ -81,15 +88,22 @@ while [ $# -gt 0 ]; do
 	--out) out=${2:?}; shift 2 ;;
 	--table-size) WL_TABLE_SIZE=${2:?}; shift 2 ;;
 	--pgbench-scale) WL_PGBENCH_SCALE=${2:?}; shift 2 ;;
+	--page-cache) page_cache=${2:?}; shift 2 ;;
 	--check) check=1; shift ;;
 	*) t_fail "unknown argument '$1'" ;;
 	esac
 done
 T_NAME=bench
 t_require sysbench runuser
-for v in "$reps" "$events" "$warmup" "$timed" "$timed_reps" "$WL_DMA_DELAY_US" "$WL_TABLE_SIZE" "$WL_PGBENCH_SCALE"; do
-	case $v in '' | *[!0-9]*) t_fail "--reps, --events, --warmup-events, --timed, --timed-reps, --dma-delay-us, --table-size and --pgbench-scale take whole numbers, got '$v'" ;; esac
+for v in "$reps" "$events" "$warmup" "$timed" "$timed_reps" "$WL_DMA_DELAY_US" "$WL_TABLE_SIZE" "$WL_PGBENCH_SCALE" "$page_cache"; do
+	case $v in '' | *[!0-9]*) t_fail "--reps, --events, --warmup-events, --timed, --timed-reps, --dma-delay-us, --table-size, --pgbench-scale and --page-cache take whole numbers, got '$v'" ;; esac
 done
+page_cache=$((10#$page_cache))
+# (The timed runs' per-second series are named by workload and
+# configuration alone.)
+[ "$page_cache" -eq 0 ] || [ "$timed" -eq 0 ] ||
+	t_fail "--page-cache goes with fixed-work runs only, not with --timed"
+
 [ "$timed_reps" -ge 1 ] || t_fail "--timed-reps must be at least 1"
 if [ "$WL_TABLE_SIZE" -lt 1000 ] || [ "$WL_PGBENCH_SCALE" -lt 1 ]; then
 	t_fail "--table-size must be at least 1000 rows and --pgbench-scale at least 1"
@@ -108,7 +122,7 @@ bench_validate
 
 mkdir -p "$out/series"
 csv=$out/bench.csv
-wl_csv "$csv" "$BENCH_COLUMNS"
+wl_csv "$csv" "$BENCH_COLUMNS" add
 
 pending=$(bench_matrix count)
 if [ "$pending" -eq 0 ] && [ "$check" -eq 0 ]; then
@@ -126,8 +140,16 @@ WL_FPW="from configs.tsv" WL_WALCOMP="from configs.tsv" WL_SYNC=on wl_pg_setting
 
 # The guest's storage: tornblk devices per configuration (lib.sh).
 bench_storage() { wl_config "$1"; wl_pg_build; WL_SEED=$2 wl_device; }
-bench_release() { wl_device_remove; }
-bench_bytes() { if [ "$1" = data ]; then tb_stat bytes_written; else tb_walstat bytes_written; fi; }
+bench_release() { wl_unsqueeze; wl_device_remove; }
+bench_bytes() {
+	case $1 in
+	data) tb_stat bytes_written ;;
+	data-read) tb_stat bytes_read ;;
+	*) tb_walstat bytes_written ;;
+	esac
+}
+bench_squeeze() { wl_squeeze "$1"; }
+bench_squeeze_held() { wl_squeeze_held; }
 bench_drop_caches() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 
 bench_matrix run

@@ -8,12 +8,16 @@
 #                             cluster at $WL_DATA; sets the WL_* of CONFIG
 #   bench_release             after a run: the storage goes
 #   bench_bytes data|wal      bytes written so far to that device
+#   bench_bytes data-read     bytes read so far from the data device
 #   bench_drop_caches         before a crash recovery (or nothing)
-# and t_log / t_fail.
+# and t_log / t_fail; with page_cache (MB, default 0: not limited) also
+#   bench_squeeze MB          leave the page cache about MB, until
+#                             bench_release (bench.sh only)
+#   bench_squeeze_held        fails if that limit did not hold
 
 # The columns of bench.csv (report_bench.py reads them by name).
 # shellcheck disable=SC2034  # used by the scripts that source this file
-BENCH_COLUMNS="kernel,config,xfs_bs,pawu,atomic_unit,full_page_writes,wal_compression,dma_delay_us,mode,workload,rep,ckpt_every,threads,data_set,warmup_events,transactions,seconds,wall_seconds,checkpoint_wait_s,tps,tps_cv,lat_avg_ms,lat_p95_ms,lat_p99_ms,wal_bytes,wal_fpi,wal_records,checkpoints_req,checkpoints_timed,checkpoint_waits,buffers_checkpoint,buffers_clean,buffers_backend,autovacuums,data_dev_bytes,wal_dev_bytes,wal_bytes_per_txn,wal_dev_bytes_per_txn,fpi_per_txn,data_dev_bytes_per_txn,recovery_s,restart_s,recovery_wal_bytes"
+BENCH_COLUMNS="kernel,config,xfs_bs,pawu,atomic_unit,full_page_writes,wal_compression,dma_delay_us,mode,workload,rep,ckpt_every,threads,data_set,warmup_events,transactions,seconds,wall_seconds,checkpoint_wait_s,tps,tps_cv,lat_avg_ms,lat_p95_ms,lat_p99_ms,wal_bytes,wal_fpi,wal_records,checkpoints_req,checkpoints_timed,checkpoint_waits,buffers_checkpoint,buffers_clean,buffers_backend,autovacuums,data_dev_bytes,wal_dev_bytes,wal_bytes_per_txn,wal_dev_bytes_per_txn,fpi_per_txn,data_dev_bytes_per_txn,recovery_s,restart_s,recovery_wal_bytes,page_cache_mb,data_dev_read_bytes,data_dev_read_bytes_per_txn"
 
 # bench_count OPTION VALUE: a transaction count, whole and above 0; pgbench
 # runs -t per client, so it must split evenly over the threads.
@@ -50,14 +54,16 @@ bench_validate() {
 }
 
 # done_already MODE WORKLOAD REP K CONFIG: this run has its row, with the
-# same device model, data set and amount of work (another mode of
-# workloads/run writes rows of its own).
+# same device model, data set, page cache and amount of work (another mode
+# of workloads/run writes rows of its own).  (Rows from before the page
+# cache column have it empty: not limited.)
 done_already() {
 	awk -F, -v m="$1" -v w="$2" -v r="$3" -v k="$4" -v c="$5" -v n="$events" -v wu="$warmup" \
-		-v dma="$WL_DMA_DELAY_US" -v ds="$(data_set "$2")" '
+		-v dma="$WL_DMA_DELAY_US" -v ds="$(data_set "$2")" -v pc="${page_cache:-0}" '
 		NR == 1 { for (i = 1; i <= NF; i++) f[$i] = i; next }
 		$f["mode"] == m && $f["workload"] == w && $f["rep"] == r && $f["ckpt_every"] == k &&
 		$f["config"] == c && $f["dma_delay_us"] == dma && $f["data_set"] == ds &&
+		$f["page_cache_mb"] + 0 == pc &&
 		$f["warmup_events"] == wu && (m == "timed" || $f["transactions"] == n) { found = 1 }
 		END { exit !found }' "$csv"
 }
@@ -156,6 +162,9 @@ start() {
 	[ -s "$out/data-set.tsv" ] || psql_q -F$'\t' -c "SELECT datname, pg_database_size(datname),
 		current_setting('shared_buffers') FROM pg_database WHERE datname IN ('sbtest', 'pgbench')
 		ORDER BY 1" >"$out/data-set.tsv" || t_fail "reading the database sizes failed"
+	# A page cache smaller than the data set: from here on its reads reach
+	# the device (the warm-up's cached pages leave it now).
+	[ "${page_cache:-0}" -eq 0 ] || bench_squeeze "$page_cache"
 	psql_q -c "SELECT pg_stat_reset_shared('wal'), pg_stat_reset_shared('bgwriter')" >/dev/null ||
 		t_fail "resetting statistics failed"
 	sync
@@ -176,13 +185,14 @@ row() {
 	R[kernel]=$(uname -r) R[config]=$WL_CONFIG R[xfs_bs]=$WL_XFS_BS R[pawu]=$WL_PAWU
 	R[atomic_unit]=$WL_ATOMIC R[full_page_writes]=$WL_FPW R[wal_compression]=$WL_WALCOMP
 	R[dma_delay_us]=$WL_DMA_DELAY_US R[threads]=$WL_THREADS R[data_set]=$(data_set "${R[workload]}")
-	R[warmup_events]=$warmup
+	R[warmup_events]=$warmup R[page_cache_mb]=${page_cache:-0}
 	for c in "${!ST[@]}"; do R[$c]=${ST[$c]}; done
 	R[tps]=$(awk -v n="${R[transactions]}" -v s="${R[seconds]}" 'BEGIN { printf "%.2f", n / s }')
 	R[wal_bytes_per_txn]=$(awk -v a="${R[wal_bytes]}" -v n="${R[transactions]}" 'BEGIN { printf "%.0f", a / n }')
 	R[wal_dev_bytes_per_txn]=$(awk -v a="${R[wal_dev_bytes]}" -v n="${R[transactions]}" 'BEGIN { printf "%.0f", a / n }')
 	R[fpi_per_txn]=$(awk -v a="${R[wal_fpi]}" -v n="${R[transactions]}" 'BEGIN { printf "%.4f", a / n }')
 	R[data_dev_bytes_per_txn]=$(awk -v a="${R[data_dev_bytes]}" -v n="${R[transactions]}" 'BEGIN { printf "%.0f", a / n }')
+	R[data_dev_read_bytes_per_txn]=$(awk -v a="${R[data_dev_read_bytes]}" -v n="${R[transactions]}" 'BEGIN { printf "%.0f", a / n }')
 	IFS=, read -r -a cols <<<"$BENCH_COLUMNS"
 	for c in "${cols[@]}"; do
 		v=${R[$c]:-NA}
@@ -231,7 +241,7 @@ recovery() {
 # all of the load's pages and the crash recovery replays only the extra
 # segment, of the warm-up's size.
 fixed() {
-	local config=$1 wl=$2 rep=$3 k=$4 d0 w0 ck='' tw wall drv w0t seg lat segs maxwal='' extra=$4
+	local config=$1 wl=$2 rep=$3 k=$4 d0 w0 r0 ck='' tw wall drv w0t seg lat segs maxwal='' extra=$4
 	R=() ST=()
 	R[mode]=fixed R[workload]=$wl R[rep]=$rep R[ckpt_every]=$k R[transactions]=$events
 	R[checkpoint_waits]=0 R[checkpoint_wait_s]=0 R[seconds]=0 R[wall_seconds]=0
@@ -241,7 +251,7 @@ fixed() {
 		segs=$((events / k))
 	fi
 	start "$config" "$wl" "$rep" 1d "$maxwal"
-	d0=$(bench_bytes data) w0=$(bench_bytes wal)
+	d0=$(bench_bytes data) w0=$(bench_bytes wal) r0=$(bench_bytes data-read)
 	: >"$WL_TMP/run.lats"
 	for _ in $(seq 1 "$segs"); do
 		# (A failure inside $(...) ends only the subshell: check it here.)
@@ -270,10 +280,12 @@ fixed() {
 	sync
 	R[data_dev_bytes]=$(($(bench_bytes data) - d0))
 	R[wal_dev_bytes]=$(($(bench_bytes wal) - w0))
+	R[data_dev_read_bytes]=$(($(bench_bytes data-read) - r0))
 	lat=$(latstats "$WL_TMP/run.lats") || t_fail "$config $wl: no latencies"
 	read -r 'R[lat_avg_ms]' 'R[lat_p95_ms]' 'R[lat_p99_ms]' <<<"$lat"
 	recovery "$wl" "$extra"
 	wl_pg_stop || t_fail "$config: clean stop failed"
+	[ "${page_cache:-0}" -eq 0 ] || bench_squeeze_held
 	row
 	t_log "$config $wl K=${R[ckpt_every]} rep $rep: ${R[checkpoints_req]} checkpoints, ${R[tps]} TPS (driver start-up $(awk -v w="${R[wall_seconds]}" -v s="${R[seconds]}" 'BEGIN { printf "%.1f", w - s }') s more), p99 ${R[lat_p99_ms]} ms, WAL ${R[wal_bytes_per_txn]} B/txn, FPI/txn ${R[fpi_per_txn]}, data ${R[data_dev_bytes_per_txn]} B/txn, redo ${R[recovery_s]} s of ${R[recovery_wal_bytes]} WAL bytes, ${R[autovacuums]} autovacuum/analyze"
 	bench_release
@@ -295,12 +307,12 @@ series_base() {
 # checkpoint).  Its K column is "timedSEC": runs of another length are
 # another cell.
 timed() {
-	local config=$1 wl=$2 rep=$3 d0 w0 t0 base lat
+	local config=$1 wl=$2 rep=$3 d0 w0 r0 t0 base lat
 	R=() ST=()
 	R[mode]=timed R[workload]=$wl R[rep]=$rep R[ckpt_every]=timed$timed
 	start "$config" "$wl" "$rep" 30s
 	base=$(series_base "$wl" "$config" "$rep")
-	d0=$(bench_bytes data) w0=$(bench_bytes wal)
+	d0=$(bench_bytes data) w0=$(bench_bytes wal) r0=$(bench_bytes data-read)
 	t0=$(date +%s.%N)
 	case $wl in
 	pgbench-*)
@@ -328,6 +340,7 @@ timed() {
 	sync
 	R[data_dev_bytes]=$(($(bench_bytes data) - d0))
 	R[wal_dev_bytes]=$(($(bench_bytes wal) - w0))
+	R[data_dev_read_bytes]=$(($(bench_bytes data-read) - r0))
 	pg_stats
 	wl_pg_stop || t_fail "$config: clean stop failed"
 	# "checkpoint starting" / "checkpoint complete" with log_line_prefix %m.
@@ -340,6 +353,7 @@ timed() {
 	read -r 'R[lat_avg_ms]' 'R[lat_p95_ms]' 'R[lat_p99_ms]' <<<"$lat"
 	# Per-second TPS after the first 5 s (the ramp-up): its coefficient of variation.
 	R[tps_cv]=$(awk '$1 > 5 { s += $2; q += $2 * $2; n++ } END { if (n > 1 && s > 0) printf "%.3f", sqrt((q - s * s / n) / (n - 1)) / (s / n); else print "NA" }' "$base.tps")
+	[ "${page_cache:-0}" -eq 0 ] || bench_squeeze_held
 	row
 	t_log "$config $wl timed ${timed}s rep $rep: ${R[tps]} TPS (per-second CV ${R[tps_cv]}), p99 ${R[lat_p99_ms]} ms, $(wc -l <"$base.ckpt") checkpoints during the run"
 	bench_release
@@ -434,6 +448,7 @@ bench_check() {
 			if (f("full_page_writes") == "on" && f("wal_fpi") + 0 == 0) bad("full_page_writes on but no full-page image")
 			if (f("full_page_writes") == "off" && f("wal_fpi") + 0 > 0) bad("full_page_writes off but " f("wal_fpi") " full-page images")
 			if (f("data_dev_bytes") + 0 <= 0 || f("wal_dev_bytes") + 0 <= 0) bad("a device saw no writes")
+			if (f("page_cache_mb") + 0 > 0 && f("data_dev_read_bytes") + 0 <= 0) bad("the page cache was limited to " f("page_cache_mb") " MB but no read reached the data device")
 			if (f("mode") == "fixed") {
 				if (f("transactions") != n) bad(f("transactions") " transactions, not " n)
 				# walMB: the server requests its own, by WAL volume.

@@ -362,6 +362,73 @@ wl_device() {
 	done
 }
 
+# wl_squeeze MB: lock away all the memory the guest has available but about
+# MB, in a process of its own (WL_SQUEEZE_PID), so that the page cache keeps
+# about MB: reads of a data set larger than that reach the device, as on a
+# server whose data does not fit in memory.  That process is the OOM
+# killer's first choice: should memory run out, it goes, and
+# wl_squeeze_held says so before the run's row is written.  wl_unsqueeze
+# ends it.
+WL_SQUEEZE_PID=''
+# (No single quote inside: the program is one single-quoted word.)
+_wl_squeeze_py='
+import ctypes, mmap, os, signal, sys
+mb, ready = int(sys.argv[1]), sys.argv[2]
+def meminfo():
+    d = {}
+    with open("/proc/meminfo") as f:
+        for line in f:
+            k, v = line.split(":")
+            d[k] = int(v.split()[0]) * 1024
+    return d
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+with open("/proc/self/oom_score_adj", "w") as f:
+    f.write("1000")
+avail = meminfo()["MemAvailable"]
+size = avail - mb * 2**20
+if size < 16 * 2**20:
+    sys.exit(f"only {avail >> 20} MB available: nothing to lock beyond the {mb} MB left to the page cache")
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mlock.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
+m = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+if libc.mlock(ctypes.addressof(ctypes.c_char.from_buffer(m)), size):
+    sys.exit(f"mlock of {size >> 20} MB failed: {os.strerror(ctypes.get_errno())}")
+i = meminfo()
+cached, left = i["Cached"] >> 20, i["MemAvailable"] >> 20
+with open(ready + ".tmp", "w") as f:
+    f.write(f"{size >> 20} MB locked; the page cache holds {cached} MB, {left} MB available\n")
+os.rename(ready + ".tmp", ready)
+signal.sigwait({signal.SIGTERM})
+os._exit(0)
+'
+wl_squeeze() {
+	local mb=$1 ready=$WL_TMP/squeeze.ready i
+	wl_unsqueeze
+	rm -f "$ready"
+	python3 -c "$_wl_squeeze_py" "$mb" "$ready" 2>"$WL_TMP/squeeze.err" &
+	WL_SQUEEZE_PID=$!
+	for i in $(seq 1200); do
+		[ ! -s "$ready" ] || break
+		if ! kill -0 "$WL_SQUEEZE_PID" 2>/dev/null; then
+			WL_SQUEEZE_PID=''
+			t_fail "limiting the page cache to $mb MB failed: $(cat "$WL_TMP/squeeze.err")"
+		fi
+		sleep 0.1
+	done
+	[ -s "$ready" ] || t_fail "locking memory to leave the page cache $mb MB took over $((i / 10)) s"
+	t_log "page cache limited to about $mb MB: $(cat "$ready")"
+}
+wl_squeeze_held() {
+	[ -z "$WL_SQUEEZE_PID" ] || kill -0 "$WL_SQUEEZE_PID" 2>/dev/null ||
+		t_fail "the memory lock (pid $WL_SQUEEZE_PID) ended during the run (out of memory? $(dmesg | grep -i 'killed process' | tail -n 1)): the page cache was not limited throughout"
+}
+wl_unsqueeze() {
+	[ -n "$WL_SQUEEZE_PID" ] || return 0
+	kill "$WL_SQUEEZE_PID" 2>/dev/null || true
+	wait "$WL_SQUEEZE_PID" 2>/dev/null || true
+	WL_SQUEEZE_PID=''
+}
+
 # wl_wal_own: pg_wal is on a device of its own (configs.tsv's pg_wal: own),
 # not in the data directory on the filesystem under test (data).
 wl_wal_own() { [ "${WL_PGWAL:-own}" = own ]; }

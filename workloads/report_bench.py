@@ -32,6 +32,7 @@ FIXED_METRICS = [
     ("fpi_per_txn", "FPI/txn", 3),
     ("data_dev_bytes_per_txn", "data device B/txn", 0),
     ("data_dev_bytes", "data device MB", 1),
+    ("data_dev_read_bytes_per_txn", "data device read B/txn", 0),
     ("recovery_s", "redo s", 2),
     ("restart_s", "restart s", 2),
     ("recovery_wal_bytes", "recovery WAL MB", 2),
@@ -87,10 +88,16 @@ def metric(r, m):
 def ckey(r):
     """A run's cell: its workload and K; runs of another amount of work (another
     mode of workloads/run) form cells of their own, K written as K/N.  Timed
-    runs (checkpoint_timeout 30s) form one cell per workload, K "timed"."""
+    runs (checkpoint_timeout 30s) form one cell per workload, K "timed".  Runs
+    with the page cache limited (page_cache_mb, empty or 0 in runs without a
+    limit) are cells of their own, the limit named with the workload."""
+    wl = r["workload"]
+    pc = num(r.get("page_cache_mb"))
+    if pc:
+        wl += f" (page cache {pc:g} MB)"
     if r["mode"] == "timed":  # K "timedSEC" ("0" before runs had a length in it)
-        return r["workload"], r["ckpt_every"] if r["ckpt_every"].startswith("timed") else "timed"
-    return r["workload"], f"{r['ckpt_every']}/{r['transactions']}"
+        return wl, r["ckpt_every"] if r["ckpt_every"].startswith("timed") else "timed"
+    return wl, f"{r['ckpt_every']}/{r['transactions']}"
 
 
 def kdesc(k):

@@ -177,6 +177,12 @@ def main():
     check(report_bench.kdesc("1000/3000") == "every 1000 of 3000 transactions"
           and report_bench.kdesc("wal32/3000") == "by WAL volume (max_wal_size 32 MB), 3000 transactions",
           "the regimes' cell names")
+    fx = {"mode": "fixed", "workload": "pgbench-N", "ckpt_every": "wal32", "transactions": "6000"}
+    check(report_bench.ckey(dict(fx, page_cache_mb="32")) == ("pgbench-N (page cache 32 MB)", "wal32/6000")
+          and report_bench.ckey(dict(fx, page_cache_mb="0")) == ("pgbench-N", "wal32/6000")
+          and report_bench.ckey(dict(fx, page_cache_mb="")) == ("pgbench-N", "wal32/6000")
+          and report_bench.ckey(fx) == ("pgbench-N", "wal32/6000"),
+          "runs with the page cache limited are not a cell of their own, or unlimited ones are")
     check.done()
 
 
