@@ -310,8 +310,17 @@ def read_boots(rdir):
 
 
 # What must be the same for two boots' numbers to be pooled.
-BUILD_KEYS = ("kernel_release", "kernel_config_hash", "patch_series_hash", "accel", "cpus",
-              "guest_cpus_online", "mem_mb")
+BUILD_KEYS = ("kernel_release", "kernel_config_hash", "patch_series_hash", "accel", "qemu_version",
+              "cpus", "guest_cpus_online", "mem_mb")
+
+
+def qemu_short(v):
+    """'QEMU emulator version 7.2.22 (Debian ...)' -> '7.2.22'; boots from
+    before run-vm recorded it: 'not recorded'."""
+    if v in (None, "", "?"):
+        return "not recorded"
+    parts = str(v).split()
+    return parts[3] if len(parts) > 3 and parts[:3] == ["QEMU", "emulator", "version"] else str(v)
 
 
 def boot_lines(boots):
@@ -319,17 +328,18 @@ def boot_lines(boots):
     L = []
     builds = {}
     for b in boots:
-        builds.setdefault(tuple(str(b.get(k, "?")) for k in BUILD_KEYS), []).append(b)
+        builds.setdefault(tuple(qemu_short(b.get(k)) if k == "qemu_version" else str(b.get(k, "?"))
+                                for k in BUILD_KEYS), []).append(b)
     if len(builds) > 1:
         L.append(f"**These results pool boots of {len(builds)} different kernel builds or "
                  "guest machines** (below): compare them with care.\n")
-    L.append("| boots | kernel | config | patch series | accel | CPUs (online) | memory | commits |")
-    L.append("|---|---|---|---|---|---|---|---|")
+    L.append("| boots | kernel | config | patch series | accel | QEMU | CPUs (online) | memory | commits |")
+    L.append("|---|---|---|---|---|---|---|---|---|")
     for key, bs in builds.items():
         k = dict(zip(BUILD_KEYS, key))
         commits = ", ".join(sorted({b.get("repo_commit", "?") for b in bs}))
         L.append(f"| {len(bs)} | {k['kernel_release']} | {k['kernel_config_hash']} | "
-                 f"{k['patch_series_hash'][:16]} | {k['accel']} | {k['cpus']} "
+                 f"{k['patch_series_hash'][:16]} | {k['accel']} | {k['qemu_version']} | {k['cpus']} "
                  f"({k['guest_cpus_online']}) | {k['mem_mb']} MB | {commits} |")
     L.append("")
     L.append("Commands (inside the guest; `guest-image/run-vm` boots each, its verdict after "

@@ -252,6 +252,14 @@ def main():
     text = "".join(report.autovacuum_lines(av))
     check("on in 3 of 5 tested cycles" in text and "median 3" in text,
           f"the autovacuum line is wrong: {text}")
+    # The QEMU each boot ran on, in the table of builds: boots that did not
+    # record it are not pooled with boots that did.
+    lines = report.boot_lines([
+        {"name": "a", "command": ["x"], "qemu_version": "QEMU emulator version 10.0.2 (Debian 1:10.0.2)"},
+        {"name": "b", "command": ["x"]}])
+    check(any("| 10.0.2 |" in x for x in lines) and any("| not recorded |" in x for x in lines)
+          and any("pool boots of 2 different" in x for x in lines),
+          f"the builds table and the QEMU version: {lines[:5]}")
     check.done()
 
 
