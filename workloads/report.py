@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 import report_bench
+import report_dba
 import report_race
 from report_bench import num
 from stats import binom_interval, binom_upper  # noqa: F401  (tests use report.binom_upper)
@@ -443,6 +444,8 @@ def main():
              f"[`bench.csv`]({rel}/bench/bench.csv), [`bench.json`]({rel}/bench.json), "
              f"[`crash.json`]({rel}/crash.json), [`boots.jsonl`]({rel}/boots.jsonl), and each "
              f"boot's `output.txt` and `dmesg.txt`.\n")
+    if bench_rows:
+        L += report_dba.answer(bench_rows, crash, CONFIG_TABLE)
     L += btop
     L.append("## What was compared\n")
     L.append("| configuration | XFS block | device power-fail atomic unit | REQ_ATOMIC | "
