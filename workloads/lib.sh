@@ -394,9 +394,10 @@ m = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
 if libc.mlock(ctypes.addressof(ctypes.c_char.from_buffer(m)), size):
     sys.exit(f"mlock of {size >> 20} MB failed: {os.strerror(ctypes.get_errno())}")
 i = meminfo()
-cached, left = i["Cached"] >> 20, i["MemAvailable"] >> 20
+files = (i["Active(file)"] + i["Inactive(file)"]) >> 20
+left = i["MemAvailable"] >> 20
 with open(ready + ".tmp", "w") as f:
-    f.write(f"{size >> 20} MB locked; the page cache holds {cached} MB, {left} MB available\n")
+    f.write(f"{size >> 20} MB locked; file pages in the page cache {files} MB, {left} MB available\n")
 os.rename(ready + ".tmp", ready)
 signal.sigwait({signal.SIGTERM})
 os._exit(0)
