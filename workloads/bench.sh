@@ -11,8 +11,10 @@
 # during each run (the rest of the guest's free memory locked away after
 # the warm-up, lib.sh's wl_squeeze): with a data set larger than that, reads
 # reach the device, as on a server whose data does not fit in memory (the
-# runs are a cell of their own, fixed work only; 0, the default: not
-# limited); --check (the test) asserts what every run of
+# runs are a cell of their own, fixed work only; the kernel's dirty limits
+# follow the memory left, so writeback starts sooner there too; a run
+# fails if the lock did not hold or the devices ran short of memory; 0,
+# the default: not limited); --check (the test) asserts what every run of
 # this invocation recorded: exactly N transactions, exactly N/K requested
 # checkpoints (walMB: the server's own) and no timed one, full-page images
 # only with full_page_writes on, WAL replayed by the crash recovery, a

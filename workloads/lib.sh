@@ -369,7 +369,7 @@ wl_device() {
 # killer's first choice: should memory run out, it goes, and
 # wl_squeeze_held says so before the run's row is written.  wl_unsqueeze
 # ends it.
-WL_SQUEEZE_PID=''
+WL_SQUEEZE_PID='' WL_SQUEEZE_FAILS=''
 # (No single quote inside: the program is one single-quoted word.)
 _wl_squeeze_py='
 import ctypes, mmap, os, signal, sys
@@ -417,11 +417,18 @@ wl_squeeze() {
 		sleep 0.1
 	done
 	[ -s "$ready" ] || t_fail "locking memory to leave the page cache $mb MB took over $((i / 10)) s"
+	WL_SQUEEZE_FAILS="$(tb_stat alloc_failures) $(tb_walstat alloc_failures)"
 	t_log "page cache limited to about $mb MB: $(cat "$ready")"
 }
+# wl_squeeze_held: the lock held to the end of the run, and the devices
+# (whose data lives in the memory left) never ran short of it.
 wl_squeeze_held() {
-	[ -z "$WL_SQUEEZE_PID" ] || kill -0 "$WL_SQUEEZE_PID" 2>/dev/null ||
+	[ -n "$WL_SQUEEZE_PID" ] || return 0
+	kill -0 "$WL_SQUEEZE_PID" 2>/dev/null ||
 		t_fail "the memory lock (pid $WL_SQUEEZE_PID) ended during the run (out of memory? $(dmesg | grep -i 'killed process' | tail -n 1)): the page cache was not limited throughout"
+	[ "$(tb_stat alloc_failures) $(tb_walstat alloc_failures)" = "$WL_SQUEEZE_FAILS" ] ||
+		t_fail "tornblk failed allocations under the memory lock (alloc_failures $WL_SQUEEZE_FAILS, now $(tb_stat alloc_failures) $(tb_walstat alloc_failures)): the limit left the devices too little memory"
+	t_log "page cache limit held: file pages now $(awk '/^(Active|Inactive)\(file\):/ { s += $2 } END { print int(s / 1024) }' /proc/meminfo) MB"
 }
 wl_unsqueeze() {
 	[ -n "$WL_SQUEEZE_PID" ] || return 0
