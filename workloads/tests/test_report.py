@@ -252,6 +252,14 @@ def main():
     text = "".join(report.autovacuum_lines(av))
     check("on in 3 of 5 tested cycles" in text and "median 3" in text,
           f"the autovacuum line is wrong: {text}")
+    # A probe's finding in words, against its configuration with the
+    # protection on.
+    on = {("lbs-atomic", "m"): {"corrupt": 0, "tested": 60}}
+    hit = report.probe_finding("lbs-atomic-off", {"corrupt": 1, "tested": 50}, on)
+    miss = report.probe_finding("lbs-atomic-off", {"corrupt": 0, "tested": 50}, on)
+    check("Finding: PostgreSQL reached this hazard" in hit and "0 of 60" in hit
+          and "did not reach" in miss and "Finding" not in miss,
+          f"the probe's finding: {hit!r} / {miss!r}")
     # The QEMU each boot ran on, in the table of builds: boots that did not
     # record it are not pooled with boots that did.
     lines = report.boot_lines([
