@@ -7,9 +7,10 @@
 #                 [--timed-configs LIST] [--table-size ROWS]
 #                 [--pgbench-scale S] [--page-cache MB] [--check]
 # LIST is comma separated.  --table-size and --pgbench-scale size the data
-# set (defaults in lib.sh); --page-cache MB leaves the page cache about MB
-# during each run (the rest of the guest's free memory locked away after
-# the warm-up, lib.sh's wl_squeeze): with a data set larger than that, reads
+# set (defaults in lib.sh); --page-cache MB leaves about MB of memory
+# available during each run (the rest of the guest's free memory locked
+# away after the warm-up, lib.sh's wl_squeeze): with a data set larger than
+# that, reads
 # reach the device, as on a server whose data does not fit in memory (the
 # runs are a cell of their own, fixed work only; the kernel's dirty limits
 # follow the memory left, so writeback starts sooner there too; a run

@@ -363,9 +363,11 @@ wl_device() {
 }
 
 # wl_squeeze MB: lock away all the memory the guest has available but about
-# MB, in a process of its own (WL_SQUEEZE_PID), so that the page cache keeps
-# about MB: reads of a data set larger than that reach the device, as on a
-# server whose data does not fit in memory.  That process is the OOM
+# MB, in a process of its own (WL_SQUEEZE_PID), so that the page cache can
+# hold only what stays resident anyway (binaries, dirty pages and pages
+# under writeback: tens of MB were seen with 8 MB left) and about MB more:
+# reads of a data set larger than that reach the device, as on a server
+# whose data does not fit in memory.  That process is the OOM
 # killer's first choice: should memory run out, it goes, and
 # wl_squeeze_held says so before the run's row is written.  wl_unsqueeze
 # ends it.

@@ -4,11 +4,9 @@ benchmark's realistic checkpoint regimes (by WAL volume, and by the timer)
 and the crash evidence, with what an emulated machine can and cannot say.
 
 Every figure comes from bench.csv and the crash summary, through the ratio
-and noise rules of report_bench.py: nothing here is typed in.  A
-configuration is chosen only when it drops full-page images, its crash
-evidence reached its role's number of cycles with its rule met, and its
-TPS gain lies beyond the noise floor in a realistic regime; otherwise the
-answer is to keep full_page_writes on.
+and noise rules of report_bench.py: nothing here is typed in.  The rule for
+a choice is answer()'s; without one the answer is to keep full_page_writes
+on (or that too few repetitions ran to tell).
 """
 import configs
 import report_bench as rb
@@ -20,7 +18,7 @@ CHOOSABLE = ("reference", "protected", "protected-untorn", "variant")
 
 
 # The first screen's columns: (regime, metric, label); a regime's cell is
-# its first of that kind.
+# the one pick_cells() chooses.
 REGIME = {"wal": "by WAL volume", "timed": "timed"}
 COLUMNS = [("wal", "tps", "TPS by WAL volume"), ("timed", "tps", "TPS timed"),
            ("timed", "tps_cv", "TPS variability timed"), ("timed", "lat_p99_ms", "p99 timed"),
@@ -122,9 +120,10 @@ def answer(rows, crash, table):
              "[95% interval]; below 1.0 is less): "
              + "; ".join(f"*{REGIME[g]}*: {regime_desc(k)}" for g, k in kind.items() if k)
              + ".  Crash cycles: corrupt of tested, with the one-sided 95% upper bound of the "
-             "rate per cycle, pooled over all their boots (the kernel builds they ran on are in the "
-             "table of builds under *What was compared*).  Redo time: the crash recovery of a short segment after a checkpoint, on a "
-             "RAM device where reading a page costs nothing.\n")
+             "rate per cycle, pooled over all their boots (the kernel builds they ran on are in "
+             "the table of builds under *What was compared*).  Redo time: the crash recovery of "
+             "a short segment after a checkpoint, on a RAM device where reading a page costs "
+             "nothing.\n")
     L.append("| configuration | full-page images | crash evidence | "
              + " | ".join(x[2] for x in cols) + " |")
     L.append("|" + "---|" * (3 + len(cols)))
