@@ -227,6 +227,15 @@ recovery() {
 	R[recovery_wal_bytes]=$(($(lsn "$b") - $(lsn "$a")))
 }
 
+# bill DRIVER WALL WAIT: add a segment's driver and wall seconds and the
+# checkpoint wait that followed it to the run's R[seconds], R[wall_seconds]
+# (both with the wait) and R[checkpoint_wait_s].
+bill() {
+	read -r 'R[seconds]' 'R[wall_seconds]' 'R[checkpoint_wait_s]' <<<"$(awk -v s="${R[seconds]}" \
+		-v w="${R[wall_seconds]}" -v c="${R[checkpoint_wait_s]}" -v d="$1" -v l="$2" -v t="$3" \
+		'BEGIN { printf "%.3f %.3f %.3f", s + d + t, w + l + t, c + t }')"
+}
+
 # fixed CONFIG WORKLOAD REP K: one fixed-work run.  Its seconds are the
 # driver's own (without start-up and connections) plus the time the load
 # stood still waiting for the previous segment's checkpoint.  K "walMB"
@@ -266,9 +275,7 @@ fixed() {
 			wait "$ck" || t_fail "$config: CHECKPOINT failed"
 			tw=$(awk -v a="$w0t" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
 		fi
-		read -r 'R[seconds]' 'R[wall_seconds]' 'R[checkpoint_wait_s]' <<<"$(awk -v s="${R[seconds]}" \
-			-v w="${R[wall_seconds]}" -v c="${R[checkpoint_wait_s]}" -v d="$drv" -v l="$wall" -v t="$tw" \
-			'BEGIN { printf "%.3f %.3f %.3f", s + d + t, w + l + t, c + t }')"
+		bill "$drv" "$wall" "$tw"
 		[ -n "$maxwal" ] && continue
 		checkpoint &
 		ck=$!
@@ -283,9 +290,7 @@ fixed() {
 		checkpoint || t_fail "$config: the CHECKPOINT after the load failed"
 		tw=$(awk -v a="$w0t" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
 		R[checkpoint_waits]=$((R[checkpoint_waits] + 1))
-		read -r 'R[seconds]' 'R[wall_seconds]' 'R[checkpoint_wait_s]' <<<"$(awk -v s="${R[seconds]}" \
-			-v w="${R[wall_seconds]}" -v c="${R[checkpoint_wait_s]}" -v t="$tw" \
-			'BEGIN { printf "%.3f %.3f %.3f", s + t, w + t, c + t }')"
+		bill 0 0 "$tw"
 	fi
 	sync
 	R[data_dev_bytes]=$(($(bench_bytes data) - d0))
