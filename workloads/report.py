@@ -312,12 +312,15 @@ def read_boots(rdir):
 
 # What must be the same for two boots' numbers to be pooled.
 BUILD_KEYS = ("kernel_release", "kernel_config_hash", "patch_series_hash", "accel", "qemu_version",
-              "cpus", "guest_cpus_online", "mem_mb")
+              "cpu_model", "cpus", "guest_cpus_online", "mem_mb")
+# Recorded by run-vm from some commit on: older boots say "not recorded".
+RECORDED_LATER = ("qemu_version", "cpu_model")
 
 
 def qemu_short(v):
-    """'QEMU emulator version 7.2.22 (Debian ...)' -> '7.2.22'; boots from
-    before run-vm recorded it: 'not recorded'."""
+    """'QEMU emulator version 7.2.22 (Debian ...)' -> '7.2.22' (another
+    value, such as the CPU model, as it is); boots from before run-vm
+    recorded it: 'not recorded'."""
     if v in (None, "", "?"):
         return "not recorded"
     parts = str(v).split()
@@ -329,18 +332,19 @@ def boot_lines(boots):
     L = []
     builds = {}
     for b in boots:
-        builds.setdefault(tuple(qemu_short(b.get(k)) if k == "qemu_version" else str(b.get(k, "?"))
+        builds.setdefault(tuple(qemu_short(b.get(k)) if k in RECORDED_LATER else str(b.get(k, "?"))
                                 for k in BUILD_KEYS), []).append(b)
     if len(builds) > 1:
         L.append(f"**These results pool boots of {len(builds)} different kernel builds or "
                  "guest machines** (below): compare them with care.\n")
-    L.append("| boots | kernel | config | patch series | accel | QEMU | CPUs (online) | memory | commits |")
-    L.append("|---|---|---|---|---|---|---|---|---|")
+    L.append("| boots | kernel | config | patch series | accel | QEMU | CPU model | CPUs (online) | memory "
+             "| commits |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|")
     for key, bs in builds.items():
         k = dict(zip(BUILD_KEYS, key))
         commits = ", ".join(sorted({b.get("repo_commit", "?") for b in bs}))
         L.append(f"| {len(bs)} | {k['kernel_release']} | {k['kernel_config_hash']} | "
-                 f"{k['patch_series_hash'][:16]} | {k['accel']} | {k['qemu_version']} | {k['cpus']} "
+                 f"{k['patch_series_hash'][:16]} | {k['accel']} | {k['qemu_version']} | {k['cpu_model']} | {k['cpus']} "
                  f"({k['guest_cpus_online']}) | {k['mem_mb']} MB | {commits} |")
     L.append("")
     L.append("Commands (inside the guest; `guest-image/run-vm` boots each, its verdict after "

@@ -263,11 +263,13 @@ def main():
     # The QEMU each boot ran on, in the table of builds: boots that did not
     # record it are not pooled with boots that did.
     lines = report.boot_lines([
-        {"name": "a", "command": ["x"], "qemu_version": "QEMU emulator version 10.0.2 (Debian 1:10.0.2)"},
+        {"name": "a", "command": ["x"], "qemu_version": "QEMU emulator version 10.0.2 (Debian 1:10.0.2)",
+         "cpu_model": "Nehalem"},
         {"name": "b", "command": ["x"]}])
-    check(any("| 10.0.2 |" in x for x in lines) and any("| not recorded |" in x for x in lines)
+    check(any("| 10.0.2 | Nehalem |" in x for x in lines)
+          and any("| not recorded | not recorded |" in x for x in lines)
           and any("pool boots of 2 different" in x for x in lines),
-          f"the builds table and the QEMU version: {lines[:5]}")
+          f"the builds table, the QEMU version and the CPU model: {lines[:5]}")
     check.done()
 
 
