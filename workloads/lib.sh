@@ -218,13 +218,17 @@ synchronous_commit = $WL_SYNC
 EOF
 }
 
-# Where workloads/template.sh (the test vm.pg-template) leaves the crash
-# profile's template for the tests of the same run (the build directory's
-# vm-logs, which every guest sees read-only as /lbs/build).
-WL_TEMPLATE_SHARED=/lbs/build/vm-logs/vm.pg-template
+# The cluster templates' cache: run-vm shares a directory of the host's
+# cache ($LBS_CACHE/pg-templates) at /lbs/templates in every guest, where
+# wl_template leaves each template it builds as a tar named with its key
+# and the next boot that needs the same template unpacks it (a minute or
+# more of emulated CPU saved per boot: the tests of a run, each boot of the
+# evidence and the benchmark).  Outside the guest (hostbench) there is no
+# such mount and every run builds its own.
+WL_TEMPLATE_CACHE=/lbs/templates
 
 # wl_template_key: what the template is built from (this file, the ledger
-# client, the data set's size, PostgreSQL's and sysbench's versions): a
+# client, the data set's size, the server's and sysbench's programs): a
 # template saved under another key is not used.
 wl_template_key() {
 	{
@@ -232,50 +236,67 @@ wl_template_key() {
 		echo "$WL_PROFILE $WL_TABLES $WL_TABLE_SIZE $WL_PGBENCH_SCALE $WL_COUNTERS $WL_PG_BS"
 		"$PGBIN/postgres" --version
 		sysbench --version
+		sha256sum "$PGBIN/postgres" "$PGBIN/initdb" "$(command -v sysbench)"
 	} | sha256sum | cut -c1-16
 }
 
-# wl_template_save DIR: the template as DIR/pg-template-PROFILE.tar and its
-# key beside it (.key: removed first, written last, so that a save cut short
-# leaves no key and is not used).
-wl_template_save() {
-	local base
-	base=$1/$(basename "$WL_TEMPLATE")
-	[ -f "$WL_TEMPLATE/.lbs-complete" ] || t_fail "no complete template to save"
-	rm -f "$base.key"
-	tar -C "$(dirname "$WL_TEMPLATE")" -cf "$base.tar.tmp" "$(basename "$WL_TEMPLATE")" ||
-		t_fail "saving the template to $base.tar.tmp failed"
-	mv "$base.tar.tmp" "$base.tar" || t_fail "renaming $base.tar.tmp failed"
-	wl_template_key >"$base.key.tmp" || t_fail "writing $base.key.tmp failed"
-	mv "$base.key.tmp" "$base.key" || t_fail "renaming $base.key.tmp failed"
+# wl_template_file: WL_TEMPLATE_FILE, the cache's file for this template
+# and its key (empty outside the guest).  The key is computed once per
+# template (hashing the programs reads them).
+declare -A WL_TEMPLATE_KEYS=()
+wl_template_file() {
+	WL_TEMPLATE_FILE=''
+	mountpoint -q "$WL_TEMPLATE_CACHE" || return 0
+	if [ -z "${WL_TEMPLATE_KEYS[$WL_TEMPLATE]:-}" ]; then
+		WL_TEMPLATE_KEYS[$WL_TEMPLATE]=$(wl_template_key) || t_fail "computing the template's key failed"
+	fi
+	WL_TEMPLATE_FILE=$WL_TEMPLATE_CACHE/$(basename "$WL_TEMPLATE")-${WL_TEMPLATE_KEYS[$WL_TEMPLATE]}.tar
 }
 
-# wl_template_unpack: the template saved by vm.pg-template in this run, if
-# it is there under this key; fails (quietly) otherwise.
-wl_template_unpack() {
-	local base key
-	base=$WL_TEMPLATE_SHARED/$(basename "$WL_TEMPLATE")
-	if [ ! -f "$base.key" ] || [ ! -f "$base.tar" ]; then return 1; fi
-	key=$(wl_template_key)
-	if [ "$(cat "$base.key")" != "$key" ]; then
-		t_log "the saved template's key $(cat "$base.key") is not $key: building one"
-		return 1
+# wl_template_save: the template into the cache, as a tar named with its
+# key, written under a temporary name, synced and then renamed, so that a
+# save cut short leaves nothing under the final name (.tmp.*: run-vm
+# removes those a day old).  A save that fails costs only the next boot's
+# time: it is said, not fatal.
+wl_template_save() {
+	local f tmp
+	[ -f "$WL_TEMPLATE/.lbs-complete" ] || t_fail "no complete template to save"
+	wl_template_file
+	# (a random name: guests booted alike have alike PIDs)
+	f=$WL_TEMPLATE_FILE tmp=$WL_TEMPLATE_FILE.tmp.$(cat /proc/sys/kernel/random/uuid)
+	[ -n "$f" ] || return 0
+	if tar -C "$(dirname "$WL_TEMPLATE")" -cf "$tmp" "$(basename "$WL_TEMPLATE")" &&
+		sync "$tmp" && mv "$tmp" "$f"; then
+		t_log "template saved to the cache: $(basename "$f")"
+	else
+		rm -f "$tmp"
+		t_log "saving the template to $f failed: the next boot builds it again"
 	fi
+}
+
+# wl_template_unpack: the template from the cache, if it holds one under
+# this key; fails (quietly) otherwise.
+wl_template_unpack() {
+	wl_template_file
+	local f=$WL_TEMPLATE_FILE
+	[ -n "$f" ] && [ -f "$f" ] || return 1
 	rm -rf "$WL_TEMPLATE"
-	if ! tar -C "$(dirname "$WL_TEMPLATE")" -xf "$base.tar" || [ ! -f "$WL_TEMPLATE/.lbs-complete" ]; then
-		t_log "unpacking $base.tar failed: building a template"
+	if ! tar -C "$(dirname "$WL_TEMPLATE")" -xf "$f" || [ ! -f "$WL_TEMPLATE/.lbs-complete" ]; then
+		t_log "unpacking $f failed: building a template"
 		rm -rf "$WL_TEMPLATE"
 		return 1
 	fi
-	t_log "cluster template from vm.pg-template (key $key): $(du -sm "$WL_TEMPLATE" | cut -f1) MB"
+	touch "$f" 2>/dev/null || true # (run-vm keeps the most recently used)
+	t_log "cluster template from the cache ($(basename "$f")): $(du -sm "$WL_TEMPLATE" | cut -f1) MB"
 }
 
-# wl_template: initdb -k and sysbench prepare once per boot, on tmpfs (or
-# the crash profile's, unpacked: wl_template_unpack).
+# wl_template: initdb -k and sysbench prepare once per boot, on tmpfs,
+# unless the cache holds the template (wl_template_unpack); one built here
+# goes into the cache.
 wl_template() {
 	# The marker is written last: a template cut short is built again.
 	[ -f "$WL_TEMPLATE/.lbs-complete" ] && return 0
-	if [ "$WL_PROFILE" = crash ] && wl_template_unpack; then return 0; fi
+	if wl_template_unpack; then return 0; fi
 	local pgb=""
 	[ "$WL_PGBENCH_SCALE" -eq 0 ] || pgb=", pgbench scale $WL_PGBENCH_SCALE"
 	t_log "preparing the cluster template: initdb -k ($WL_PG_BS-byte pages), $WL_TABLES tables x $WL_TABLE_SIZE rows$pgb"
@@ -315,6 +336,7 @@ wl_template() {
 	as_pg "$PGBIN/pg_ctl" -D "$WL_TEMPLATE" -w -t 120 stop >/dev/null || t_fail "template stop failed"
 	touch "$WL_TEMPLATE/.lbs-complete"
 	t_log "template ready: $(du -sm "$WL_TEMPLATE" | cut -f1) MB"
+	wl_template_save
 }
 
 # wl_device: fresh data and WAL devices for $WL_CONFIG with XFS and the
