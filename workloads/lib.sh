@@ -228,15 +228,19 @@ EOF
 WL_TEMPLATE_CACHE=/lbs/templates
 
 # wl_template_key: what the template is built from (this file, the ledger
-# client, the data set's size, the server's and sysbench's programs): a
-# template saved under another key is not used.
+# client, the data set's size, the locale, the server's and sysbench's
+# programs and scripts, the image's package versions): a template saved
+# under another key is not used.
 wl_template_key() {
 	{
 		cat "$WL_LUA_DIR/lib.sh" "$WL_LUA_DIR/ledger.lua"
-		echo "$WL_PROFILE $WL_TABLES $WL_TABLE_SIZE $WL_PGBENCH_SCALE $WL_COUNTERS $WL_PG_BS"
+		echo "$WL_PROFILE $WL_TABLES $WL_TABLE_SIZE $WL_PGBENCH_SCALE $WL_COUNTERS $WL_PG_BS LANG=${LANG:-}"
 		"$PGBIN/postgres" --version
 		sysbench --version
-		sha256sum "$PGBIN/postgres" "$PGBIN/initdb" "$(command -v sysbench)"
+		sha256sum "$PGBIN/postgres" "$PGBIN/initdb" "$(command -v sysbench)" /usr/share/sysbench/*.lua
+		# (the image's packages: the C library's collations, tzdata,
+		# PostgreSQL's catalog and extension scripts)
+		dpkg-query -W -f '${Package} ${Version}\n'
 	} | sha256sum | cut -c1-16
 }
 
@@ -262,9 +266,14 @@ wl_template_save() {
 	local f tmp
 	[ -f "$WL_TEMPLATE/.lbs-complete" ] || t_fail "no complete template to save"
 	wl_template_file
-	# (a random name: guests booted alike have alike PIDs)
-	f=$WL_TEMPLATE_FILE tmp=$WL_TEMPLATE_FILE.tmp.$(cat /proc/sys/kernel/random/uuid)
+	f=$WL_TEMPLATE_FILE
 	[ -n "$f" ] || return 0
+	# Every page as written (initdb -k): a template damaged while it was
+	# built would otherwise damage every cycle that copies it.
+	as_pg "$PGBIN/pg_checksums" --check -D "$WL_TEMPLATE" >"$WL_TMP/template-checksums.log" 2>&1 ||
+		{ cat "$WL_TMP/template-checksums.log"; t_fail "the template fails pg_checksums --check: not saved"; }
+	# (a random name: guests booted alike have alike PIDs)
+	tmp=$f.tmp.$(cat /proc/sys/kernel/random/uuid)
 	if tar -C "$(dirname "$WL_TEMPLATE")" -cf "$tmp" "$(basename "$WL_TEMPLATE")" &&
 		sync "$tmp" && mv "$tmp" "$f"; then
 		t_log "template saved to the cache: $(basename "$f")"
@@ -277,8 +286,9 @@ wl_template_save() {
 # wl_template_unpack: the template from the cache, if it holds one under
 # this key; fails (quietly) otherwise.
 wl_template_unpack() {
+	local f
 	wl_template_file
-	local f=$WL_TEMPLATE_FILE
+	f=$WL_TEMPLATE_FILE
 	[ -n "$f" ] && [ -f "$f" ] || return 1
 	rm -rf "$WL_TEMPLATE"
 	if ! tar -C "$(dirname "$WL_TEMPLATE")" -xf "$f" || [ ! -f "$WL_TEMPLATE/.lbs-complete" ]; then

@@ -317,7 +317,7 @@ BUILD_KEYS = ("kernel_release", "kernel_config_hash", "patch_series_hash", "acce
 RECORDED_LATER = ("qemu_version", "cpu_model")
 
 
-def qemu_short(v):
+def recorded(v):
     """'QEMU emulator version 7.2.22 (Debian ...)' -> '7.2.22' (another
     value, such as the CPU model, as it is); boots from before run-vm
     recorded it: 'not recorded'."""
@@ -332,7 +332,7 @@ def boot_lines(boots):
     L = []
     builds = {}
     for b in boots:
-        builds.setdefault(tuple(qemu_short(b.get(k)) if k in RECORDED_LATER else str(b.get(k, "?"))
+        builds.setdefault(tuple(recorded(b.get(k)) if k in RECORDED_LATER else str(b.get(k, "?"))
                                 for k in BUILD_KEYS), []).append(b)
     if len(builds) > 1:
         L.append(f"**These results pool boots of {len(builds)} different kernel builds or "

@@ -45,7 +45,8 @@ def one(run):
     out = [f"### {os.path.basename(os.path.normpath(run))}", "",
            f"Guest command `{cmd}`; kernel {boot['kernel_release']} ({boot['kernel_flavor']}, "
            f"patch series {boot['patch_series_hash']}, config {boot['kernel_config_hash']}), "
-           f"commit {boot['repo_commit']}, {boot['accel']}, {boot['cpus']} CPUs, "
+           f"commit {boot['repo_commit']}, {boot['accel']} (CPU {boot.get('cpu_model', 'not recorded')}), "
+           f"{boot['cpus']} CPUs, "
            f"{boot['mem_mb']} MiB, started {boot['started']}.", "",
            "| workload | untorn median | nountorn median | ratio untorn/nountorn: median "
            "[95% interval] (rounds) |", "|---|---|---|---|"]
