@@ -42,9 +42,23 @@ hash_inputs() {
 		done | sha256sum | cut -c1-16
 }
 
+# cache_hold ENTRY: keep a cache entry (a directory) from being pruned
+# while this shell runs: a shared lock on it, on a descriptor the shell
+# keeps open (run-vm for its boot, workloads/run for all its boots).  A
+# long evidence run once lost its guest image to two other images built
+# beside it.
+cache_hold() {
+	local fd
+	exec {fd}<"$1" || { log "cannot hold the cache entry $1"; return 0; }
+	flock -s "$fd"
+}
+
 # prune_cache DIR KEEP: remove all but the KEEP most recently used entries.
 # Only entries named like our cache keys (16 hex digits, ".tmp" while they
-# are built) are ever removed: a DIR that holds anything else keeps it.
+# are built) are ever removed: a DIR that holds anything else keeps it.  An
+# entry held (cache_hold) is kept, however old: it is taken exclusively for
+# its removal, so a boot that starts meanwhile waits and then finds it
+# gone.
 prune_cache() {
 	local dir=$1 keep=$2
 	[ -d "$dir" ] || return 0
@@ -57,8 +71,11 @@ prune_cache() {
 		-regex '.*/[0-9a-f]{16}' -printf '%T@ %p\0' |
 		sort -z -rn | tail -z -n +"$((keep + 1))" | cut -z -d' ' -f2- |
 		while IFS= read -r -d '' old; do
-			log "pruning old cache entry $old"
-			rm -rf -- "$old"
+			if flock -n -x "$old" rm -rf -- "$old"; then
+				log "pruned old cache entry $old"
+			elif [ -d "$old" ]; then
+				log "keeping old cache entry $old: in use"
+			fi
 		done
 }
 
