@@ -512,8 +512,12 @@ wl_power_on_all() { t_tornblk_on "$WL_DEV"; ! wl_wal_own || t_tornblk_on "$WL_WA
 # (A session of the server before goes first: a server started while its
 # FIFOs are open would keep them open, and psql would never see the end of
 # its input.)
+# The server's log is the server's to write: one a root step made first
+# (benchcore empties it before each run; with the template from the cache
+# no server of this boot has written it yet) is handed to postgres.
 wl_pg_start() { # returns pg_ctl's status (recovery may fail after a crash)
 	wl_sess_close
+	touch "$WL_LOG" && chown postgres:postgres "$WL_LOG" || return 1
 	as_pg "$PGBIN/pg_ctl" -D "$WL_DATA" -l "$WL_LOG" -w -t 300 start >/dev/null
 }
 wl_pg_stop() {
