@@ -321,10 +321,13 @@ SELECT count(*) FROM via_index v
 		t_fail "cycle $CYCLE: the index check printed '${R[index_mismatch]}', not a count"
 }
 
-# pg_checksums exits 1 when it finds bad pages: the count is the answer.
+# pg_checksums exits 1 when it finds bad pages: the count is the answer;
+# its output (the file and block of each bad page) is kept beside the
+# cycle's log (cycle-N.checksums).
 check_checksums() {
-	R[checksum_bad]=$( (as_pg "$PGBIN/pg_checksums" --check -D "$WL_DATA" 2>&1 || true) |
-		awk -F: '/Bad checksums/ { gsub(/ /, "", $2); print $2 }')
+	as_pg "$PGBIN/pg_checksums" --check -D "$WL_DATA" >/tmp/checksums.out 2>&1 || true
+	cp /tmp/checksums.out "${CYCLE_LOG%.log}.checksums" || t_fail "cycle $CYCLE: keeping pg_checksums' output failed"
+	R[checksum_bad]=$(awk -F: '/Bad checksums/ { gsub(/ /, "", $2); print $2 }' /tmp/checksums.out)
 	[ -n "${R[checksum_bad]}" ] || t_fail "cycle $CYCLE: pg_checksums gave no count"
 }
 
