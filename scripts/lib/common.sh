@@ -53,6 +53,17 @@ cache_hold() {
 	flock -s "$fd"
 }
 
+# cache_oldest DIR KEEP FIND-TEST...: the names of DIR's entries that pass
+# the find tests, all but the KEEP most recently modified, each ended by a
+# NUL and without DIR (a name with a newline, or a DIR with one, must not
+# split into other paths).
+cache_oldest() {
+	local dir=$1 keep=$2
+	shift 2
+	find "$dir" -mindepth 1 -maxdepth 1 "$@" -printf '%T@ %f\0' |
+		sort -z -rn | tail -z -n +"$((keep + 1))" | cut -z -d' ' -f2-
+}
+
 # prune_cache DIR KEEP: remove all but the KEEP most recently used entries.
 # Only entries named like our cache keys (16 hex digits, ".tmp" while they
 # are built) are ever removed: a DIR that holds anything else keeps it.  An
@@ -67,10 +78,9 @@ prune_cache() {
 		-regex '.*/[0-9a-f]{16}\.tmp' -mmin +120 -exec rm -rf {} +
 	# NUL-separated: a DIR with a newline in its name must not split into
 	# names of directories outside it.
-	find "$dir" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended \
-		-regex '.*/[0-9a-f]{16}' -printf '%T@ %p\0' |
-		sort -z -rn | tail -z -n +"$((keep + 1))" | cut -z -d' ' -f2- |
+	cache_oldest "$dir" "$keep" -type d -regextype posix-extended -regex '.*/[0-9a-f]{16}' |
 		while IFS= read -r -d '' old; do
+			old=$dir/$old
 			if flock -n -x "$old" rm -rf -- "$old"; then
 				log "pruned old cache entry $old"
 			elif [ -d "$old" ]; then
